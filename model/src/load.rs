@@ -1,0 +1,176 @@
+//! Reading a [`RunFile`] back, with errors a person can act on: every error
+//! names the file and, where there is one, the field (`experiments[0].status`).
+
+use std::fmt;
+use std::path::Path;
+
+use crate::run::{ExperimentRecord, Results, RunFile, Status};
+use crate::SCHEMA_VERSION;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError {
+    /// The file's path, or a label such as `dropped file foo.json`.
+    pub file: String,
+    /// Dotted path of the offending field; `None` for whole-file problems
+    /// (unreadable, not JSON at all).
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "{}: field `{}`: {}", self.file, field, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// Reads and validates a run file from disk.
+pub fn read_run(path: &Path) -> Result<RunFile, ModelError> {
+    let label = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+        file: label.clone(),
+        field: None,
+        message: format!("cannot read: {e}"),
+    })?;
+    parse_run(&label, &text)
+}
+
+/// Parses and validates a run file's text; `file` is only used in errors.
+pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
+    let err = |field: Option<String>, message: String| ModelError {
+        file: file.to_string(),
+        field,
+        message,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| err(None, format!("not valid JSON: {e}")))?;
+    // The version decides how to read the rest, so check it before anything
+    // else: a newer file must say "newer", not "unknown field".
+    let version = value
+        .get("schema_version")
+        .ok_or_else(|| err(Some("schema_version".into()), "missing (is this a pagewalk data file?)".into()))?;
+    let version = version
+        .as_u64()
+        .ok_or_else(|| err(Some("schema_version".into()), format!("expected a whole number, found {version}")))?;
+    if version > SCHEMA_VERSION as u64 {
+        return Err(err(
+            Some("schema_version".into()),
+            format!(
+                "is {version}, newer than this build reads (up to {SCHEMA_VERSION}); update pagewalk to read it"
+            ),
+        ));
+    }
+    if version == 0 {
+        return Err(err(Some("schema_version".into()), "0 is not a schema version".into()));
+    }
+    let run: RunFile = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let field = (path != ".").then_some(path);
+        err(field, e.into_inner().to_string())
+    })?;
+    validate(&run).map_err(|(field, msg)| err(Some(field), msg))?;
+    Ok(run)
+}
+
+/// Rules serde cannot express: a status and its companions must agree.
+fn validate(run: &RunFile) -> Result<(), (String, String)> {
+    for (i, e) in run.experiments.iter().enumerate() {
+        let at = |f: &str| format!("experiments[{i}].{f}");
+        match e.status {
+            Status::Ok if e.results.is_none() => {
+                return Err((at("results"), format!("missing for `{}` with status ok", e.name)))
+            }
+            Status::Skipped | Status::Failed if e.reason.as_deref().unwrap_or("").is_empty() => {
+                return Err((at("reason"), format!("required when status is {:?}", e.status).to_lowercase()))
+            }
+            _ => {}
+        }
+        if let Some(Results::FirstTouch(_)) = &e.results {
+            expect_name(e, crate::first_touch::EXPERIMENT).map_err(|m| (at("name"), m))?;
+        }
+    }
+    Ok(())
+}
+
+fn expect_name(e: &ExperimentRecord, name: &str) -> Result<(), String> {
+    if e.name == name {
+        Ok(())
+    } else {
+        Err(format!("is `{}` but its results are {name} results", e.name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{
+      "schema_version": 1,
+      "provenance": {"kind": "reference", "source_id": "R1", "name": "the reference laptop",
+                     "conditions": "c", "note": "n"},
+      "experiments": [
+        {"name": "first-touch", "status": "skipped", "reason": "no memory"}
+      ]
+    }"#;
+
+    fn error(text: &str) -> ModelError {
+        parse_run("data/x.json", text).unwrap_err()
+    }
+
+    #[test]
+    fn good_file_parses() {
+        let run = parse_run("x", GOOD).unwrap();
+        assert!(run.is_reference());
+        assert_eq!(run.experiments[0].status, Status::Skipped);
+    }
+
+    #[test]
+    fn newer_schema_is_named_as_newer() {
+        let e = error(&GOOD.replace("\"schema_version\": 1", "\"schema_version\": 99"));
+        assert_eq!(e.field.as_deref(), Some("schema_version"));
+        assert!(e.message.contains("newer"), "{e}");
+        assert!(e.to_string().starts_with("data/x.json: field `schema_version`"));
+    }
+
+    #[test]
+    fn missing_schema_version() {
+        let e = error(r#"{"experiments": []}"#);
+        assert_eq!(e.field.as_deref(), Some("schema_version"));
+    }
+
+    #[test]
+    fn wrong_type_names_the_nested_field() {
+        let e = error(&GOOD.replace("\"status\": \"skipped\"", "\"status\": 3"));
+        assert_eq!(e.field.as_deref(), Some("experiments[0].status"), "{e}");
+    }
+
+    #[test]
+    fn missing_required_field_is_named() {
+        let e = error(&GOOD.replace("\"source_id\": \"R1\", ", ""));
+        assert_eq!(e.field.as_deref(), Some("provenance"), "{e}");
+        assert!(e.message.contains("source_id"), "{e}");
+    }
+
+    #[test]
+    fn skipped_needs_a_reason() {
+        let e = error(&GOOD.replace(", \"reason\": \"no memory\"", ""));
+        assert_eq!(e.field.as_deref(), Some("experiments[0].reason"));
+    }
+
+    #[test]
+    fn ok_needs_results() {
+        let e = error(&GOOD.replace("\"skipped\", \"reason\": \"no memory\"", "\"ok\""));
+        assert_eq!(e.field.as_deref(), Some("experiments[0].results"));
+    }
+
+    #[test]
+    fn not_json_has_no_field() {
+        let e = error("{ nope");
+        assert_eq!(e.field, None);
+        assert!(e.message.contains("not valid JSON"));
+    }
+}

@@ -1,0 +1,86 @@
+//! The machine a run was measured on. Every number in the book is only
+//! meaningful next to this: a VM without a PMU, THP set to `never` or a
+//! cgroup limit changes what an experiment can show.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Recorded once per run. Fields the machine does not expose are `None`
+/// rather than guessed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineContext {
+    pub cpu: Cpu,
+    pub kernel_release: String,
+    pub base_page_bytes: u64,
+    pub thp: ThpSettings,
+    /// One entry per size under `/sys/kernel/mm/hugepages`.
+    pub hugetlb_pools: Vec<HugetlbPool>,
+    pub virtualization: Virtualization,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perf_event_paranoid: Option<i32>,
+    pub pmu: PmuAccess,
+    pub memory: MemoryInfo,
+    /// Governor of CPU 0, if cpufreq is exposed (often not in a VM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_governor: Option<String>,
+    /// `/sys/devices/system/cpu/vulnerabilities/*`: name -> kernel's verdict.
+    pub vulnerabilities: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cpu {
+    pub vendor: String,
+    pub model_name: String,
+    pub family: u32,
+    pub model: u32,
+    pub stepping: u32,
+    pub logical_cpus: usize,
+}
+
+/// The selected value of each THP knob (the word in brackets in sysfs);
+/// `None` when the file is missing (no THP support).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThpSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defrag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub khugepaged_defrag: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HugetlbPool {
+    pub page_kib: u64,
+    pub nr_hugepages: u64,
+    pub free_hugepages: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Virtualization {
+    /// CPUID leaf 1, ECX bit 31.
+    pub hypervisor_bit: bool,
+    /// CPUID leaf 0x4000_0000 vendor string, e.g. `KVMKVMKVM`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypervisor_vendor: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PmuAccess {
+    /// Whether `perf_event_open` of a hardware cycle counter on this process
+    /// succeeded.
+    pub hardware_counters: bool,
+    /// The error or note when it did not (e.g. no PMU in this VM).
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryInfo {
+    pub mem_total_kib: u64,
+    pub mem_available_kib: u64,
+    /// cgroup v2 `memory.max` of this process; `None` when unlimited or not
+    /// visible.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_limit_bytes: Option<u64>,
+}

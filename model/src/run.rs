@@ -1,0 +1,152 @@
+//! One file in `data/`: who produced it, on what machine, and what each
+//! experiment found.
+
+use serde::{Deserialize, Serialize};
+
+use crate::first_touch::FirstTouchResults;
+use crate::machine::MachineContext;
+
+/// A whole JSON file: one collector run, or a set of transcribed published
+/// reference figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFile {
+    pub schema_version: u32,
+    pub provenance: Provenance,
+    /// Absent for reference figures, whose machine is only described in prose
+    /// (see [`Provenance::Reference`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineContext>,
+    pub experiments: Vec<ExperimentRecord>,
+}
+
+/// Where the numbers came from. A reader must never mistake a transcribed
+/// published figure for something measured here, so the two are different
+/// variants, not a flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Provenance {
+    /// Measured by `collector run` on the machine in [`RunFile::machine`].
+    Collector {
+        collector_version: String,
+        /// Unique per run; also the file name stem.
+        run_id: String,
+        /// RFC 3339, UTC.
+        started_utc: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        finished_utc: Option<String>,
+        /// `--quick`: smaller sizes and fewer repetitions.
+        quick: bool,
+        /// The command line that produced the file.
+        command: Vec<String>,
+        /// True when the run was interrupted (Ctrl-C): the experiments
+        /// present finished, the rest never ran.
+        #[serde(default)]
+        interrupted: bool,
+    },
+    /// Figures transcribed from a published source, not measured here.
+    Reference {
+        /// Short id used across the book, e.g. `R1`.
+        source_id: String,
+        /// How the book names it, e.g. "the reference laptop".
+        name: String,
+        /// The source's own conditions (machine, settings, pinning).
+        conditions: String,
+        /// What was transcribed and what the source did not report.
+        note: String,
+    },
+}
+
+impl RunFile {
+    pub fn is_reference(&self) -> bool {
+        matches!(self.provenance, Provenance::Reference { .. })
+    }
+
+    pub fn experiment(&self, name: &str) -> Option<&ExperimentRecord> {
+        self.experiments.iter().find(|e| e.name == name)
+    }
+
+    /// The first-touch results, if that experiment ran and succeeded.
+    pub fn first_touch(&self) -> Option<&FirstTouchResults> {
+        match self.experiment(crate::first_touch::EXPERIMENT)?.results.as_ref()? {
+            Results::FirstTouch(ft) => Some(ft),
+        }
+    }
+
+    /// A short human label: the run id or the reference's name.
+    pub fn label(&self) -> String {
+        match &self.provenance {
+            Provenance::Collector { run_id, .. } => run_id.clone(),
+            Provenance::Reference { name, .. } => name.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Ran; `results` holds what it found (its checks may still have failed).
+    Ok,
+    /// Could not run on this machine; `reason` says why. No numbers.
+    Skipped,
+    /// Started but hit an error; `reason` holds it.
+    Failed,
+}
+
+/// One experiment's outcome inside a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentRecord {
+    /// The name `collector run NAME` takes, e.g. `first-touch`.
+    pub name: String,
+    pub status: Status,
+    /// Why it was skipped or failed; required for those statuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Wall time the experiment took, in seconds (absent for references).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// The premises the experiment verified about itself.
+    #[serde(default)]
+    pub checks: Vec<Check>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<Results>,
+}
+
+impl ExperimentRecord {
+    pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+}
+
+/// Typed results, one variant per experiment kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Results {
+    FirstTouch(FirstTouchResults),
+}
+
+/// A premise an experiment checked with a counter, kept as data so a failed
+/// one is reported rather than hidden.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// What was checked, e.g. `first pass faults == pages`.
+    pub name: String,
+    pub passed: bool,
+    pub expected: String,
+    pub observed: String,
+}
+
+impl Check {
+    pub fn new(
+        name: impl Into<String>,
+        passed: bool,
+        expected: impl Into<String>,
+        observed: impl Into<String>,
+    ) -> Check {
+        Check {
+            name: name.into(),
+            passed,
+            expected: expected.into(),
+            observed: observed.into(),
+        }
+    }
+}
