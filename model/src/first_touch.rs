@@ -154,11 +154,21 @@ pub struct MemorySnapshot {
 
 impl MemorySnapshot {
     /// Free blocks of at least `order` across all zones (order 9 = 2 MiB
-    /// with 4 KiB base pages: what a transparent huge page needs).
+    /// with 4 KiB base pages: what a transparent huge page needs). Orders a
+    /// source did not report count as none.
     pub fn free_blocks_at_least(&self, order: usize) -> u64 {
         self.buddyinfo
             .iter()
-            .map(|z| z.free_blocks.iter().skip(order).sum::<u64>())
+            .flat_map(|z| z.free_blocks.iter().skip(order))
+            .map(|b| b.unwrap_or(0))
+            .sum()
+    }
+
+    /// Free blocks of exactly `order` across all zones.
+    pub fn free_blocks_of(&self, order: usize) -> u64 {
+        self.buddyinfo
+            .iter()
+            .filter_map(|z| z.free_blocks.get(order).copied().flatten())
             .sum()
     }
 }
@@ -167,8 +177,10 @@ impl MemorySnapshot {
 pub struct BuddyZone {
     pub node: u32,
     pub zone: String,
-    /// Free blocks by order: index 0 is single pages, 9 is 2 MiB.
-    pub free_blocks: Vec<u64>,
+    /// Free blocks by order: index 0 is single pages, 9 is 2 MiB. `null`
+    /// where a (published) source did not report that order; the collector
+    /// always fills every order.
+    pub free_blocks: Vec<Option<u64>>,
 }
 
 /// All repetitions of one mode, with their summary.
@@ -390,9 +402,10 @@ mod tests {
             buddyinfo: vec![BuddyZone {
                 node: 0,
                 zone: "Normal".into(),
-                free_blocks: vec![100, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3],
+                free_blocks: vec![Some(100), Some(0), None, None, None, None, None, None, None, Some(2), Some(3)],
             }],
         };
         assert_eq!(snap.free_blocks_at_least(9), 5);
+        assert_eq!(snap.free_blocks_of(0), 100);
     }
 }
