@@ -1,0 +1,35 @@
+//! Every JSON file committed under `data/` must load with this build's model:
+//! a transcription typo or a stale example run fails here, not in the book.
+
+use std::path::Path;
+
+#[test]
+fn committed_data_files_load() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    let mut seen = 0;
+    for dir in ["reference", "example"] {
+        let Ok(entries) = std::fs::read_dir(data.join(dir)) else { continue };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let run = pagewalk_model::read_run(&path).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(run.is_reference(), dir == "reference", "{} is in the wrong folder", path.display());
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen >= 1, "no data files found under {}", data.display());
+}
+
+#[test]
+fn reference_first_touch_arithmetic_closes() {
+    // R1's default-THP row: 262,144 pages minus 511 small pages per granted
+    // huge page equals the faults it reported.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/reference/r1-first-touch.json");
+    let run = pagewalk_model::read_run(&path).unwrap();
+    let ft = run.first_touch().expect("R1 has first-touch figures");
+    let default = ft.mode(pagewalk_model::Mode::Default).unwrap();
+    let first = default.samples[0].first_pass.as_ref().unwrap();
+    let huge = first.thp.unwrap().thp_fault_alloc as u64;
+    assert_eq!(first.minor_faults, Some(ft.pages - 511 * huge));
+}
