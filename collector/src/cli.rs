@@ -1,0 +1,193 @@
+//! The command line: what a reader can ask the collector to do.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use pagewalk_model::Mode;
+
+const EXAMPLES: &str = "\
+Examples:
+  collector list                           what can be measured
+  collector run --all                      everything, default sizes, into data/runs/
+  collector run first-touch --quick        64 MiB, one repetition: a first look
+  collector run first-touch --size 256M --reps 5 --modes nohugepage,hugepage
+  collector validate data/runs/*.json      check files against the data model";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "collector",
+    version,
+    about = "Measures virtual-memory costs on this machine and writes them as pagewalk JSON",
+    after_help = EXAMPLES
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the experiments with a one-line description each.
+    List,
+    /// Run experiments and write one JSON run file.
+    #[command(after_help = EXAMPLES)]
+    Run(RunArgs),
+    /// Check run files against the data model; names the file and field on error.
+    Validate {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Experiments to run (see `collector list`).
+    #[arg(
+        value_name = "NAME",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub names: Vec<String>,
+    /// Run every experiment.
+    #[arg(long)]
+    pub all: bool,
+    /// Small sizes and one repetition: for tests and a first look.
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for the run file.
+    #[arg(long, value_name = "DIR", default_value = "data/runs")]
+    pub out: PathBuf,
+    /// Memory size per experiment, e.g. 256M or 1G (binary units; overrides --quick).
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub size: Option<u64>,
+    /// Repetitions per measurement (overrides --quick).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: Option<u32>,
+    /// First-touch modes to run, comma-separated (default: all).
+    #[arg(long, value_name = "MODE,...", value_delimiter = ',', value_parser = parse_mode)]
+    pub modes: Vec<Mode>,
+}
+
+/// Everything an experiment needs to know about how it was asked to run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub quick: bool,
+    pub size: Option<u64>,
+    pub reps: Option<u32>,
+    pub modes: Vec<Mode>,
+}
+
+impl RunArgs {
+    pub fn settings(&self) -> Settings {
+        Settings {
+            quick: self.quick,
+            size: self.size,
+            reps: self.reps,
+            // Canonical order, duplicates gone: `--modes calloc,default,calloc`
+            // runs default then calloc, as a full run would.
+            modes: Mode::ALL
+                .into_iter()
+                .filter(|m| self.modes.is_empty() || self.modes.contains(m))
+                .collect(),
+        }
+    }
+}
+
+impl Settings {
+    /// Size in bytes: `--size`, else the quick or full default.
+    pub fn size_or(&self, full: u64, quick: u64) -> u64 {
+        self.size.unwrap_or(if self.quick { quick } else { full })
+    }
+
+    pub fn reps_or(&self, full: u32) -> u32 {
+        self.reps.unwrap_or(if self.quick { 1 } else { full })
+    }
+}
+
+/// Human sizes with binary multiples: `64M` and `64MiB` are both 2^26, as
+/// page sizes are powers of two.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let bytes = parse_size::Config::new()
+        .with_binary()
+        .parse_size(text)
+        .map_err(|e| format!("{e} (try 256M or 1G)"))?;
+    if bytes == 0 {
+        return Err("must be more than zero".into());
+    }
+    Ok(bytes)
+}
+
+fn parse_mode(text: &str) -> Result<Mode, String> {
+    Mode::from_name(text.trim()).ok_or_else(|| {
+        let names: Vec<_> = Mode::ALL.iter().map(|m| m.name()).collect();
+        format!("unknown mode `{text}`; modes are {}", names.join(", "))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_binary() {
+        assert_eq!(parse_bytes("64M"), Ok(64 << 20));
+        assert_eq!(parse_bytes("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_bytes("1G"), Ok(1 << 30));
+        assert_eq!(parse_bytes("256m"), Ok(256 << 20));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("lots").is_err());
+    }
+
+    #[test]
+    fn modes_parse_from_a_comma_list() {
+        let cli = Cli::try_parse_from([
+            "collector",
+            "run",
+            "first-touch",
+            "--modes",
+            "calloc,nohugepage,calloc",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!()
+        };
+        assert_eq!(args.settings().modes, vec![Mode::Nohugepage, Mode::Calloc]);
+        assert!(Cli::try_parse_from(["collector", "run", "--all", "--modes", "huge"]).is_err());
+    }
+
+    #[test]
+    fn run_needs_names_or_all() {
+        assert!(Cli::try_parse_from(["collector", "run"]).is_err());
+        assert!(Cli::try_parse_from(["collector", "run", "--all", "first-touch"]).is_err());
+        let cli = Cli::try_parse_from(["collector", "run", "--all", "--quick"]).unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!()
+        };
+        let s = args.settings();
+        assert_eq!(s.size_or(1 << 30, 64 << 20), 64 << 20);
+        assert_eq!(s.reps_or(3), 1);
+        assert_eq!(s.modes.len(), Mode::ALL.len());
+    }
+
+    #[test]
+    fn explicit_size_and_reps_beat_quick() {
+        let cli = Cli::try_parse_from([
+            "collector",
+            "run",
+            "--all",
+            "--quick",
+            "--size",
+            "8M",
+            "--reps",
+            "2",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!()
+        };
+        let s = args.settings();
+        assert_eq!(s.size_or(1 << 30, 64 << 20), 8 << 20);
+        assert_eq!(s.reps_or(3), 2);
+    }
+}

@@ -1,0 +1,197 @@
+//! # first-touch
+//!
+//! Premise: `mmap` only records a mapping. The first write to each 4 KiB page
+//! faults into the kernel, which finds a free page, zeroes it and installs
+//! the PTE; a second write to the same page costs a plain store. How a
+//! program asks for memory decides *when* that cost is paid (at allocation
+//! for `MAP_POPULATE`, `malloc + memset`, `resize(n, 1)`; at first use for
+//! the rest) and *how much* (huge pages cut 512 faults to one, if the kernel
+//! can find free 2 MiB blocks). Each mode maps the same size, writes one
+//! byte per page twice, and its faults are counted to prove which happened.
+
+mod checks;
+mod measure;
+mod modes;
+
+use std::collections::BTreeMap;
+
+use pagewalk_model::{FirstTouchResults, Mode, ModeResult, Results, Sample, ThpSettings};
+
+use super::{Env, Outcome};
+use crate::{alloc_count, guard, interrupt, procfs, progress};
+use measure::measure;
+use modes::{allocate, is_rust, touch};
+
+const FULL_SIZE: u64 = 1 << 30;
+const QUICK_SIZE: u64 = 64 << 20;
+const FULL_REPS: u32 = 3;
+
+pub fn run(env: &Env) -> Result<Outcome, String> {
+    let requested = env.settings.size_or(FULL_SIZE, QUICK_SIZE);
+    let repetitions = env.settings.reps_or(FULL_REPS);
+    let stride = env.machine.base_page_bytes;
+
+    let meminfo = procfs::read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
+    let available = meminfo
+        .get("MemAvailable")
+        .ok_or("/proc/meminfo has no MemAvailable")?
+        * 1024;
+    let cgroup_limit = env.machine.memory.cgroup_limit_bytes;
+    let Some(allowance) = guard::allow(requested, available, cgroup_limit) else {
+        return Ok(Outcome::Skipped(format!(
+            "not even 2 MiB fits in a quarter of MemAvailable ({}){}",
+            guard::human(available),
+            cgroup_limit.map_or(String::new(), |l| format!(
+                " or of the cgroup limit ({})",
+                guard::human(l)
+            ))
+        )));
+    };
+    let size = allowance.bytes;
+    let pages = size / stride;
+    // Before any mode runs: the fragmentation the huge-page modes will meet.
+    let memory_before = procfs::memory_snapshot().ok();
+
+    let selected = &env.settings.modes;
+    let unavailable: BTreeMap<Mode, String> = selected
+        .iter()
+        .filter_map(|&m| Some((m, unavailable(m, &env.machine.thp)?)))
+        .collect();
+    let runnable: Vec<Mode> = selected
+        .iter()
+        .copied()
+        .filter(|m| !unavailable.contains_key(m))
+        .collect();
+
+    let mut samples: BTreeMap<Mode, Vec<Sample>> = BTreeMap::new();
+    let mut errors: BTreeMap<Mode, String> = BTreeMap::new();
+    let bar = progress::bar(runnable.len() as u64 * repetitions as u64, "first-touch");
+    // Repetitions are the outer loop so that drift in the machine's state
+    // (fragmentation, background load) spreads over all modes alike.
+    'reps: for rep in 1..=repetitions {
+        for &mode in &runnable {
+            if interrupt::requested() {
+                break 'reps;
+            }
+            bar.set_message(format!("{} ({rep}/{repetitions})", mode.name()));
+            if !errors.contains_key(&mode) {
+                match repetition(mode, size as usize, stride as usize, pages) {
+                    Ok(s) => samples.entry(mode).or_default().push(s),
+                    Err(e) => {
+                        errors.insert(mode, format!("repetition {rep}: {e}"));
+                    }
+                }
+            }
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+
+    let mut results = Vec::new();
+    let mut checks = Vec::new();
+    for &mode in selected {
+        let result = if let Some(reason) = unavailable.get(&mode) {
+            ModeResult::skipped(mode, reason.clone())
+        } else if let Some(error) = errors.remove(&mode) {
+            checks.push(pagewalk_model::Check::new(
+                format!("{}: every repetition ran", mode.name()),
+                false,
+                "no errors",
+                error.clone(),
+            ));
+            ModeResult::skipped(mode, format!("failed: {error}"))
+        } else if let Some(s) = samples.remove(&mode) {
+            let result = ModeResult::from_samples(mode, s);
+            checks.extend(checks::for_mode(&result, pages, stride));
+            result
+        } else {
+            // Interrupted before its first repetition: it never ran.
+            continue;
+        };
+        results.push(result);
+    }
+
+    Ok(Outcome::Done {
+        results: Results::FirstTouch(FirstTouchResults {
+            requested_bytes: requested,
+            size_bytes: size,
+            size_note: allowance.note,
+            stride_bytes: stride,
+            pages,
+            repetitions,
+            memory_before,
+            modes: results,
+        }),
+        checks,
+    })
+}
+
+/// Why `mode` cannot run under these THP settings, if it cannot.
+fn unavailable(mode: Mode, thp: &ThpSettings) -> Option<String> {
+    match (mode, thp.enabled.as_deref()) {
+        (Mode::Hugepage | Mode::Nohugepage, None) => Some(format!(
+            "this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage/enabled): {} does not exist; `default` measures plain 4 KiB pages",
+            mode.code()
+        )),
+        (Mode::Hugepage, Some("never")) => {
+            Some("THP enabled=never: MADV_HUGEPAGE cannot obtain huge pages (needs madvise or always)".into())
+        }
+        _ => None,
+    }
+}
+
+/// One repetition: allocate, first pass, second pass, then read what the
+/// process ended up with before freeing it.
+fn repetition(mode: Mode, len: usize, stride: usize, pages: u64) -> Result<Sample, String> {
+    let ((region, calls), allocation) =
+        measure(pages, || alloc_count::counting(|| allocate(mode, len)));
+    let mut region = region?;
+    let start = region.start();
+    let ((), first_pass) = measure(pages, || touch(start, len, stride));
+    let ((), second_pass) = measure(pages, || touch(start, len, stride));
+    let rollup = procfs::read_smaps_rollup().ok();
+    drop(region);
+    Ok(Sample {
+        allocation: Some(allocation),
+        first_pass: Some(first_pass),
+        second_pass: Some(second_pass),
+        rss_kib: rollup.as_ref().and_then(|r| r.get("Rss").copied()),
+        anon_huge_pages_kib: rollup
+            .as_ref()
+            .and_then(|r| r.get("AnonHugePages").copied()),
+        allocator_calls: is_rust(mode).then_some(calls),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thp(enabled: Option<&str>) -> ThpSettings {
+        ThpSettings {
+            enabled: enabled.map(Into::into),
+            defrag: None,
+            khugepaged_defrag: None,
+        }
+    }
+
+    #[test]
+    fn huge_page_modes_need_thp() {
+        assert!(unavailable(Mode::Hugepage, &thp(Some("never"))).is_some());
+        assert!(unavailable(Mode::Hugepage, &thp(None)).is_some());
+        assert!(unavailable(Mode::Nohugepage, &thp(None)).is_some());
+        assert!(unavailable(Mode::Hugepage, &thp(Some("madvise"))).is_none());
+        assert!(unavailable(Mode::Default, &thp(None)).is_none());
+        assert!(unavailable(Mode::Nohugepage, &thp(Some("never"))).is_none());
+    }
+
+    #[test]
+    fn a_quick_repetition_faults_every_page() {
+        let (len, stride) = (8 << 20, 4096);
+        let pages = (len / stride) as u64;
+        let s = repetition(Mode::Nohugepage, len, stride, pages).unwrap();
+        let first = s.first_pass.unwrap().minor_faults.unwrap();
+        assert!((pages..=pages + checks::SLACK).contains(&first), "{first}");
+        assert!(s.second_pass.unwrap().minor_faults.unwrap() <= checks::SLACK);
+    }
+}

@@ -1,0 +1,113 @@
+//! This process's memory limit from its cgroup. cgroup v2 (`memory.max`) is
+//! the norm; hybrid hosts still mount the v1 memory controller
+//! (`memory.limit_in_bytes`), so both are read. The effective limit is the
+//! smallest along the path to the root.
+
+use std::path::{Path, PathBuf};
+
+/// v1 reports "unlimited" as a huge page-aligned number near `i64::MAX`.
+const V1_UNLIMITED_ABOVE: u64 = 1 << 60;
+
+pub fn memory_limit_bytes() -> Option<u64> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let (v2, v1) = memory_cgroup_paths(&cgroups);
+    let root = Path::new("/sys/fs/cgroup");
+    let mut candidates: Vec<(PathBuf, &str)> = Vec::new();
+    if let Some(p) = v2 {
+        // Pure v2 mounts at /sys/fs/cgroup; hybrid hosts at /sys/fs/cgroup/unified.
+        candidates.push((root.to_path_buf(), p));
+        candidates.push((root.join("unified"), p));
+    }
+    if let Some(p) = v1 {
+        candidates.push((root.join("memory"), p));
+    }
+    candidates
+        .into_iter()
+        .flat_map(|(mount, path)| ancestors(&mount, path))
+        .filter_map(|dir| {
+            let text = std::fs::read_to_string(dir.join("memory.max"))
+                .or_else(|_| std::fs::read_to_string(dir.join("memory.limit_in_bytes")))
+                .ok()?;
+            parse_limit(&text)
+        })
+        .min()
+}
+
+/// From `/proc/self/cgroup`: the v2 path (`0::/path`) and the v1 memory
+/// controller's path (`N:memory:/path`).
+fn memory_cgroup_paths(text: &str) -> (Option<&str>, Option<&str>) {
+    let mut v2 = None;
+    let mut v1 = None;
+    for line in text.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(_), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if controllers.is_empty() {
+            v2 = Some(path);
+        } else if controllers.split(',').any(|c| c == "memory") {
+            v1 = Some(path);
+        }
+    }
+    (v2, v1)
+}
+
+/// `mount/a/b`, `mount/a`, `mount`: every level whose limit applies.
+fn ancestors(mount: &Path, path: &str) -> Vec<PathBuf> {
+    let mut dirs = vec![mount.to_path_buf()];
+    let mut dir = mount.to_path_buf();
+    for part in path.split('/').filter(|p| !p.is_empty()) {
+        dir.push(part);
+        dirs.push(dir.clone());
+    }
+    dirs
+}
+
+fn parse_limit(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text == "max" {
+        return None;
+    }
+    text.parse().ok().filter(|&b| b < V1_UNLIMITED_ABOVE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_from_a_hybrid_host() {
+        let text = "9:name=systemd:/\n4:memory:/process_api/4079a4\n3:cpuset:/\n0::/user.slice\n";
+        assert_eq!(
+            memory_cgroup_paths(text),
+            (Some("/user.slice"), Some("/process_api/4079a4"))
+        );
+    }
+
+    #[test]
+    fn paths_from_pure_v2() {
+        assert_eq!(memory_cgroup_paths("0::/\n"), (Some("/"), None));
+    }
+
+    #[test]
+    fn limits() {
+        assert_eq!(parse_limit("max\n"), None);
+        assert_eq!(parse_limit("9223372036854771712\n"), None);
+        assert_eq!(parse_limit("1073741824\n"), Some(1 << 30));
+    }
+
+    #[test]
+    fn ancestor_dirs() {
+        let dirs = ancestors(Path::new("/m"), "/a/b");
+        assert_eq!(
+            dirs,
+            vec![
+                PathBuf::from("/m"),
+                PathBuf::from("/m/a"),
+                PathBuf::from("/m/a/b")
+            ]
+        );
+        assert_eq!(ancestors(Path::new("/m"), "/"), vec![PathBuf::from("/m")]);
+    }
+}

@@ -1,0 +1,38 @@
+//! `collector`: measures virtual-memory costs on the reader's machine and
+//! writes them as pagewalk JSON. This file is only the command line; the
+//! work lives in the modules below.
+
+mod alloc_count;
+mod cli;
+mod experiments;
+mod faults;
+mod guard;
+mod interrupt;
+mod machine;
+mod output;
+mod procfs;
+mod progress;
+mod run;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::List => {
+            for e in experiments::ALL {
+                println!("{:<14} {}", e.name, e.description);
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Validate { files } => run::validate(&files),
+        Command::Run(args) => run::run(&args, std::env::args().collect()).unwrap_or_else(|e| {
+            eprintln!("collector: {e}");
+            ExitCode::FAILURE
+        }),
+    }
+}

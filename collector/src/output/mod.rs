@@ -1,0 +1,4 @@
+//! Where a run goes: a JSON file for the book, a table for the person.
+
+pub mod json;
+pub mod summary;

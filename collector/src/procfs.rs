@@ -1,0 +1,154 @@
+//! Parsers for the kernel's text files. Each parser is a pure function on the
+//! file's text so it can be tested on samples; the `read_*` helpers are the
+//! only place that touches `/proc`.
+
+use std::collections::BTreeMap;
+use std::io;
+
+use pagewalk_model::{BuddyZone, MemorySnapshot};
+
+/// `/proc/vmstat`: `name value` per line.
+pub fn parse_vmstat(text: &str) -> BTreeMap<String, i64> {
+    text.lines()
+        .filter_map(|line| {
+            let (name, value) = line.split_once(' ')?;
+            Some((name.to_string(), value.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// `/proc/meminfo` and `/proc/self/smaps_rollup`: `Name:   1234 kB` per line.
+/// Lines without a number (the rollup's address header) are left out; values
+/// without a unit (`HugePages_Total`) are kept as they are.
+pub fn parse_kib_fields(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .filter_map(|line| {
+            let (name, rest) = line.split_once(':')?;
+            // The rollup's header (`5605f7a90000-7ffd806d4000 ---p 00000000 00:00 0`)
+            // also has a colon; field names never contain spaces.
+            if name.contains(char::is_whitespace) {
+                return None;
+            }
+            let value = rest.split_whitespace().next()?.parse().ok()?;
+            Some((name.to_string(), value))
+        })
+        .collect()
+}
+
+/// `/proc/buddyinfo`: `Node 0, zone   Normal  n0 n1 ... n10`.
+pub fn parse_buddyinfo(text: &str) -> Result<Vec<BuddyZone>, String> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let bad = || format!("unexpected /proc/buddyinfo line: {line:?}");
+            let mut words = line.split_whitespace();
+            let node = match (words.next(), words.next()) {
+                (Some("Node"), Some(n)) => n.trim_end_matches(',').parse().map_err(|_| bad())?,
+                _ => return Err(bad()),
+            };
+            let zone = match (words.next(), words.next()) {
+                (Some("zone"), Some(z)) => z.to_string(),
+                _ => return Err(bad()),
+            };
+            let free_blocks = words
+                .map(|w| w.parse().map(Some).map_err(|_| bad()))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(BuddyZone {
+                node,
+                zone,
+                free_blocks,
+            })
+        })
+        .collect()
+}
+
+pub fn read_vmstat() -> io::Result<BTreeMap<String, i64>> {
+    Ok(parse_vmstat(&std::fs::read_to_string("/proc/vmstat")?))
+}
+
+pub fn read_meminfo() -> io::Result<BTreeMap<String, u64>> {
+    Ok(parse_kib_fields(&std::fs::read_to_string("/proc/meminfo")?))
+}
+
+pub fn read_smaps_rollup() -> io::Result<BTreeMap<String, u64>> {
+    Ok(parse_kib_fields(&std::fs::read_to_string(
+        "/proc/self/smaps_rollup",
+    )?))
+}
+
+/// Free memory and fragmentation right now: what decides whether the kernel
+/// can hand out 2 MiB pages at all.
+pub fn memory_snapshot() -> Result<MemorySnapshot, String> {
+    let meminfo = read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
+    let field = |name: &str| {
+        meminfo
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("/proc/meminfo has no {name}"))
+    };
+    let buddy =
+        std::fs::read_to_string("/proc/buddyinfo").map_err(|e| format!("/proc/buddyinfo: {e}"))?;
+    Ok(MemorySnapshot {
+        mem_free_kib: field("MemFree")?,
+        mem_available_kib: field("MemAvailable")?,
+        swap_free_kib: meminfo.get("SwapFree").copied(),
+        buddyinfo: parse_buddyinfo(&buddy)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vmstat_counters() {
+        let v = parse_vmstat(
+            "nr_free_pages 5818263\nthp_fault_alloc 12\nthp_fault_fallback 510\nbogus\n",
+        );
+        assert_eq!(v["thp_fault_alloc"], 12);
+        assert_eq!(v["thp_fault_fallback"], 510);
+        assert_eq!(v.len(), 3);
+    }
+
+    #[test]
+    fn meminfo_fields() {
+        let m = parse_kib_fields(
+            "MemTotal:       24683652 kB\nMemAvailable:   24313232 kB\nHugePages_Total:       0\n",
+        );
+        assert_eq!(m["MemTotal"], 24_683_652);
+        assert_eq!(m["MemAvailable"], 24_313_232);
+        assert_eq!(m["HugePages_Total"], 0);
+    }
+
+    #[test]
+    fn smaps_rollup_skips_the_address_header() {
+        let m = parse_kib_fields(
+            "5605f7a90000-7ffd806d4000 ---p 00000000 00:00 0                          [rollup]\n\
+             Rss:             1050292 kB\n\
+             AnonHugePages:    102400 kB\n",
+        );
+        assert_eq!(m["Rss"], 1_050_292);
+        assert_eq!(m["AnonHugePages"], 102_400);
+        assert_eq!(m.len(), 2);
+    }
+
+    #[test]
+    fn buddyinfo_zones() {
+        let zones = parse_buddyinfo(
+            "Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 \n\
+             Node 0, zone   Normal  22765  17362   8983   4475   2005   1007    519    316    157    101     73 \n",
+        )
+        .unwrap();
+        assert_eq!(zones.len(), 2);
+        assert_eq!(zones[1].zone, "Normal");
+        assert_eq!(zones[1].node, 0);
+        assert_eq!(zones[1].free_blocks.len(), 11);
+        assert_eq!(zones[1].free_blocks[9], Some(101));
+    }
+
+    #[test]
+    fn buddyinfo_rejects_garbage() {
+        assert!(parse_buddyinfo("Node 0, zone Normal 1 x 3").is_err());
+        assert!(parse_buddyinfo("hello").is_err());
+    }
+}
