@@ -7,7 +7,8 @@ use std::path::Path;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use pagewalk_model::{
-    ExperimentRecord, FirstTouchResults, ModeResult, PhaseSummary, Results, RunFile, Status,
+    ExperimentRecord, FirstTouchResults, ModeResult, PhaseSummary, Provenance, Results, RunFile,
+    Status,
 };
 
 use crate::guard::human;
@@ -15,6 +16,15 @@ use crate::guard::human;
 pub fn render(run: &RunFile, path: &Path) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "Run written to {}", path.display());
+    if let Provenance::Collector {
+        interrupted: true, ..
+    } = run.provenance
+    {
+        let _ = writeln!(
+            out,
+            "!! INTERRUPTED: only what finished before Ctrl-C is in the file"
+        );
+    }
     if let Some(m) = &run.machine {
         let _ = writeln!(
             out,
@@ -70,6 +80,20 @@ fn experiment(out: &mut String, e: &ExperimentRecord) {
                 ft.pages,
                 ft.repetitions
             );
+            let short = ft
+                .modes
+                .iter()
+                .filter(|m| m.skipped.is_none() && m.samples.len() < ft.repetitions as usize);
+            let short: Vec<_> = short
+                .map(|m| format!("{} ({})", m.mode.name(), m.samples.len()))
+                .collect();
+            if !short.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  fewer repetitions than asked (interrupted): {}",
+                    short.join(", ")
+                );
+            }
             if let Some(note) = &ft.size_note {
                 let _ = writeln!(out, "  size: {note}");
             }

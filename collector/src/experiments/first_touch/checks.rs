@@ -46,7 +46,16 @@ pub fn for_mode(result: &ModeResult, pages: u64, stride: u64) -> Vec<Check> {
     }
     // One fault maps a whole huge page: 511 fewer faults for each.
     let saved_per_huge = HUGE_PAGE as u64 / stride - 1;
-    let observed = |f: &dyn Fn(&Rep) -> String| reps.iter().map(f).collect::<Vec<_>>().join(", ");
+    // Per repetition, said once when every repetition saw the same.
+    let observed = |f: &dyn Fn(&Rep) -> String| {
+        let seen: Vec<String> = reps.iter().map(f).collect();
+        match seen.as_slice() {
+            [first, rest @ ..] if !rest.is_empty() && rest.iter().all(|s| s == first) => {
+                format!("{first} in each of {} repetitions", seen.len())
+            }
+            _ => seen.join(", "),
+        }
+    };
     let all = |f: &dyn Fn(&Rep) -> bool| reps.iter().all(f);
     let mut checks = Vec::new();
 

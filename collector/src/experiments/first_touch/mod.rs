@@ -13,6 +13,7 @@ mod checks;
 mod measure;
 mod modes;
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
 use pagewalk_model::{FirstTouchResults, Mode, ModeResult, Results, Sample, ThpSettings};
@@ -74,11 +75,12 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
                 break 'reps;
             }
             bar.set_message(format!("{} ({rep}/{repetitions})", mode.name()));
-            if !errors.contains_key(&mode) {
+            // A mode that failed once is not retried: its error is the result.
+            if let Entry::Vacant(failure) = errors.entry(mode) {
                 match repetition(mode, size as usize, stride as usize, pages) {
                     Ok(s) => samples.entry(mode).or_default().push(s),
                     Err(e) => {
-                        errors.insert(mode, format!("repetition {rep}: {e}"));
+                        failure.insert(format!("repetition {rep}: {e}"));
                     }
                 }
             }

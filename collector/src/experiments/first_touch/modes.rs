@@ -90,6 +90,8 @@ pub fn allocate(mode: Mode, len: usize) -> Result<Region, String> {
         Mode::VecMacro => Region::Vec(vec![0u8; len]),
         // Nothing may stand between with_capacity and resize: whether LLVM
         // fuses them into one zeroed allocation is what is being observed.
+        // (Clippy calls this form slow for the same reason.)
+        #[allow(clippy::slow_vector_initialization)]
         Mode::ResizeZero => {
             let mut v = Vec::with_capacity(len);
             v.resize(len, 0u8);
