@@ -194,6 +194,11 @@ pub struct ModeResult {
     pub samples: Vec<Sample>,
     /// Per phase, over the samples; absent for a phase the mode lacks.
     pub summary: ModeSummary,
+    /// Samples from a separate, later session, kept out of `summary`: a
+    /// published source may report a rerun under different conditions (R1's
+    /// second `MADV_HUGEPAGE` run got no huge pages at all).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub later_runs: Vec<Sample>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -309,6 +314,7 @@ impl ModeResult {
             skipped: None,
             samples,
             summary,
+            later_runs: Vec::new(),
         }
     }
 
@@ -318,6 +324,7 @@ impl ModeResult {
             skipped: Some(reason.into()),
             samples: Vec::new(),
             summary: ModeSummary::default(),
+            later_runs: Vec::new(),
         }
     }
 }

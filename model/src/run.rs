@@ -117,9 +117,11 @@ impl ExperimentRecord {
     }
 }
 
-/// Typed results, one variant per experiment kind.
+/// Typed results, one variant per experiment kind, written as
+/// `{"first-touch": {...}}`. (An externally tagged enum, unlike an internally
+/// tagged one, lets a load error name the exact inner field.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 pub enum Results {
     FirstTouch(FirstTouchResults),
 }

@@ -1,0 +1,158 @@
+//! The template context: the numbers chapters may cite, flattened into the
+//! shape documented in `TEMPLATES.md`.
+//!
+//! Every documented key is present, `null` when the run lacks the value, so
+//! the helpers can tell a typo (a missing key: build error) from an honest
+//! gap (null: rendered as "n/a").
+
+use pagewalk_model::{
+    FirstTouchResults, MachineContext, Mode, ModeResult, Phase, PhaseSummary, Provenance, RunFile,
+    Status, Summary,
+};
+use serde_json::{json, Value};
+
+use crate::DataSet;
+
+pub fn build(data: &DataSet) -> Value {
+    let run = data.run.as_ref();
+    json!({
+        "run": run.map(|r| run_info(r, data.own)),
+        "ft": run.map_or(Value::Null, first_touch),
+        "r1": data.reference("R1").map_or(Value::Null, first_touch),
+    })
+}
+
+fn run_info(run: &RunFile, own: bool) -> Value {
+    let (id, date, quick) = match &run.provenance {
+        Provenance::Collector { run_id, started_utc, quick, .. } => {
+            (run_id.clone(), started_utc.get(..10).unwrap_or(started_utc).to_string(), *quick)
+        }
+        Provenance::Reference { name, .. } => (name.clone(), String::new(), false),
+    };
+    json!({
+        "kind": if own { "your machine" } else { "the example machine" },
+        "own": own,
+        "id": text(&id),
+        "date": date,
+        "quick": quick,
+        "machine": run.machine.as_ref().map(machine),
+    })
+}
+
+fn machine(m: &MachineContext) -> Value {
+    json!({
+        "cpu": text(&m.cpu.model_name),
+        "logical_cpus": m.cpu.logical_cpus,
+        "kernel": text(&m.kernel_release),
+        "vm": m.virtualization.hypervisor_bit,
+        "hypervisor": m.virtualization.hypervisor_vendor.as_deref().map(text),
+        "thp_enabled": m.thp.enabled.as_deref().map(text),
+        "thp_defrag": m.thp.defrag.as_deref().map(text),
+        "pmu": m.pmu.hardware_counters,
+        "mem_total_mib": m.memory.mem_total_kib / 1024,
+    })
+}
+
+/// The first-touch view of a run; `null` when it has no such experiment.
+fn first_touch(run: &RunFile) -> Value {
+    let Some(record) = run.experiment(pagewalk_model::first_touch::EXPERIMENT) else {
+        return Value::Null;
+    };
+    let Some(ft) = run.first_touch().filter(|_| record.status == Status::Ok) else {
+        return json!({ "skipped": record.reason.as_deref().map(text).unwrap_or_default() });
+    };
+    let modes: serde_json::Map<String, Value> = Mode::ALL
+        .iter()
+        .map(|&m| (m.name().replace('-', "_"), ft.mode(m).map_or(Value::Null, |r| mode(ft, r))))
+        .collect();
+    let failed: Vec<Value> = record
+        .failed_checks()
+        .map(|c| {
+            let (mode, name) = c.name.split_once(": ").unwrap_or(("", &c.name));
+            json!({"mode": text(mode), "name": text(name), "expected": text(&c.expected), "observed": text(&c.observed)})
+        })
+        .collect();
+    let before = ft.memory_before.as_ref();
+    json!({
+        "skipped": null,
+        "size_mib": ft.size_bytes >> 20,
+        "pages": ft.pages,
+        // 2 MiB windows in the region: the most huge pages it could get.
+        "huge_regions": ft.size_bytes / HUGE_BYTES,
+        "repetitions": ft.repetitions,
+        "size_note": ft.size_note.as_deref().map(text),
+        "before": before.map(|b| json!({
+            "mem_free_mib": b.mem_free_kib / 1024,
+            "mem_available_mib": b.mem_available_kib / 1024,
+            "swap_free_mib": b.swap_free_kib.map(|k| k / 1024),
+            "free_order0": b.free_blocks_of(0),
+            "free_huge_blocks": b.free_blocks_at_least(9),
+        })),
+        "all_checks_passed": failed.is_empty(),
+        "failed_checks": failed,
+        "modes": modes,
+    })
+}
+
+const HUGE_BYTES: u64 = 2 << 20;
+/// 4 KiB pages one 2 MiB huge page stands for.
+const SMALL_PER_HUGE: f64 = 512.0;
+
+fn mode(ft: &FirstTouchResults, r: &ModeResult) -> Value {
+    let phase = |p: Phase| r.summary.phase(p).map_or(Value::Null, phase);
+    let huge_kib = r.summary.anon_huge_pages_kib.map(|s| s.median);
+    let huge_pages = huge_kib.map(|k| k * 1024.0 / HUGE_BYTES as f64);
+    // THP fault counters are per sample; the allocation phase counts too
+    // (MAP_POPULATE faults everything in there).
+    let thp = |f: fn(&pagewalk_model::ThpFaultCounters) -> i64| -> Option<f64> {
+        let per_sample: Option<Vec<f64>> = r
+            .samples
+            .iter()
+            .map(|s| {
+                let counts: Vec<i64> = [&s.allocation, &s.first_pass]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| p.thp.as_ref().map(f))
+                    .collect();
+                (!counts.is_empty()).then(|| counts.iter().sum::<i64>() as f64)
+            })
+            .collect();
+        Summary::of(&per_sample?).map(|s| s.median)
+    };
+    let calls = r.samples.first().and_then(|s| s.allocator_calls);
+    json!({
+        "skipped": r.skipped.as_deref().map(text),
+        "alloc": phase(Phase::Allocation),
+        "first": phase(Phase::FirstPass),
+        "second": phase(Phase::SecondPass),
+        "anon_huge_kib": huge_kib,
+        "anon_huge_mib": huge_kib.map(|k| k / 1024.0),
+        "huge_fraction": huge_kib.map(|k| k * 1024.0 / ft.size_bytes as f64),
+        "huge_pages": huge_pages,
+        // One fault maps a whole huge page, so each saves 511 faults.
+        "faults_predicted": huge_pages.map(|h| ft.pages as f64 - (SMALL_PER_HUGE - 1.0) * h),
+        "rerun": r.later_runs.first().map(|s| json!({
+            "first": s.first_pass.as_ref().map(|p| json!({"ms": p.wall_ns / 1e6, "ns": p.ns_per_page})),
+            "anon_huge_kib": s.anon_huge_pages_kib,
+        })),
+        "thp_alloc": thp(|c| c.thp_fault_alloc),
+        "thp_fallback": thp(|c| c.thp_fault_fallback),
+        "calls": calls.map(|c| json!({"alloc": c.alloc, "alloc_zeroed": c.alloc_zeroed, "realloc": c.realloc})),
+    })
+}
+
+fn phase(p: &PhaseSummary) -> Value {
+    json!({
+        "ms": p.wall_ns.median / 1e6,
+        "wall_ns": p.wall_ns.median,
+        "ns": p.ns_per_page.median,
+        "ns_min": p.ns_per_page.min,
+        "ns_max": p.ns_per_page.max,
+        "faults": p.minor_faults.map(|f| f.median),
+    })
+}
+
+/// Strings from data files land in Markdown and HTML: keep them inert.
+fn text(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}

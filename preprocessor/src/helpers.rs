@@ -1,0 +1,190 @@
+//! Formatting and chart helpers for chapter templates.
+//!
+//! Number helpers render an honest gap (`null`) as "n/a" but fail the build
+//! on a path that is not in the context at all, so a typo in a chapter
+//! cannot silently print "n/a" forever.
+
+use std::sync::Arc;
+
+use handlebars::{
+    Context, Handlebars, Helper, HelperResult, Output, PathAndJson, RenderContext, RenderError,
+    RenderErrorReason,
+};
+
+use crate::DataSet;
+
+pub const MISSING: &str = "n/a";
+
+pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
+    hb.register_helper("num", Box::new(num));
+    hb.register_helper("dur", Box::new(dur));
+    hb.register_helper("ratio", Box::new(ratio));
+    hb.register_helper("pct", Box::new(pct));
+    hb.register_helper(
+        "chart",
+        Box::new(move |h: &Helper, _: &Handlebars, _: &Context, _: &mut RenderContext, out: &mut dyn Output| -> HelperResult {
+            let name = h
+                .param(0)
+                .and_then(|p| p.value().as_str())
+                .ok_or_else(|| err("chart", "takes the chart's name as a string"))?;
+            let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
+            let html = chart_html(&data, name, caption).map_err(|e| err("chart", &e))?;
+            out.write(&html)?;
+            Ok(())
+        }),
+    );
+}
+
+/// The figure for chart `name`, built from the shown run and the
+/// references; the caption defaults to the chart's title.
+pub fn chart_html(data: &DataSet, name: &str, caption: Option<&str>) -> Result<String, String> {
+    let run = data.run.as_ref().ok_or("there is no run in data/ to chart")?;
+    let runs: Vec<_> = std::iter::once(run).chain(&data.references).collect();
+    let spec = pagewalk_figures::build(name, &runs).map_err(|e| e.to_string())?;
+    Ok(pagewalk_figures::figure_html(name, &spec, caption.unwrap_or(&spec.title)))
+}
+
+fn err(helper: &str, msg: &str) -> RenderError {
+    RenderErrorReason::Other(format!("{{{{{helper}}}}}: {msg}")).into()
+}
+
+/// The numeric value of parameter `i`: `Ok(None)` for an honest null,
+/// including a path that runs through a null (`ft.modes.populate.first.ns`
+/// when that mode has no first pass).
+fn number(h: &Helper, ctx: &Context, i: usize) -> Result<Option<f64>, RenderError> {
+    let name = h.name();
+    let p: &PathAndJson = h
+        .param(i)
+        .ok_or_else(|| err(name, &format!("needs parameter {}", i + 1)))?;
+    if p.is_value_missing() {
+        let path = p.relative_path().map_or("?", |s| s.as_str());
+        if passes_through_null(ctx.data(), path) {
+            return Ok(None);
+        }
+        return Err(err(name, &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)")));
+    }
+    match p.value() {
+        serde_json::Value::Null => Ok(None),
+        v => v
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| err(name, &format!("expected a number, found {v}"))),
+    }
+}
+
+/// Walks `path` from the root: true when it stops at a null before its end
+/// (an honest gap), false when a key does not exist (a typo).
+fn passes_through_null(root: &serde_json::Value, path: &str) -> bool {
+    let mut v = root;
+    for key in path.split('.') {
+        match v {
+            serde_json::Value::Null => return true,
+            serde_json::Value::Object(map) => match map.get(key) {
+                Some(next) => v = next,
+                None => return false,
+            },
+            _ => return false,
+        }
+    }
+    v.is_null()
+}
+
+fn write_or_missing(out: &mut dyn Output, text: Option<String>) -> HelperResult {
+    out.write(text.as_deref().unwrap_or(MISSING))?;
+    Ok(())
+}
+
+fn num(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+    let decimals = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
+    write_or_missing(out, number(h, ctx, 0)?.map(|x| format_num(x, decimals)))
+}
+
+fn dur(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+    write_or_missing(out, number(h, ctx, 0)?.map(format_dur))
+}
+
+fn ratio(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+    let r = match (number(h, ctx, 0)?, number(h, ctx, 1)?) {
+        (Some(a), Some(b)) if b != 0.0 => Some(format_ratio(a / b)),
+        _ => None,
+    };
+    write_or_missing(out, r)
+}
+
+fn pct(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+    write_or_missing(out, number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, 0))))
+}
+
+/// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).
+pub fn format_num(x: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// A duration in nanoseconds with a unit a reader would pick.
+pub fn format_dur(ns: f64) -> String {
+    let a = ns.abs();
+    if a < 1e3 {
+        format!("{} ns", format_num(ns, 0))
+    } else if a < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if a < 1e9 {
+        format!("{:.1} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// `5.84` -> `5.8×`, `69.6` -> `70×`, `0.91` -> `0.91×`.
+pub fn format_ratio(r: f64) -> String {
+    let s = if r >= 10.0 {
+        format_num(r, 0)
+    } else if r >= 1.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.2}")
+    };
+    format!("{s}×")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers() {
+        assert_eq!(format_num(262144.0, 0), "262,144");
+        assert_eq!(format_num(1234567.89, 1), "1,234,567.9");
+        assert_eq!(format_num(999.6, 0), "1,000");
+        assert_eq!(format_num(-1500.0, 0), "-1,500");
+        assert_eq!(format_num(-0.2, 0), "0");
+        assert_eq!(format_num(12.0, 0), "12");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(format_dur(16.4), "16 ns");
+        assert_eq!(format_dur(1119.2), "1.12 µs");
+        assert_eq!(format_dur(293.4e6), "293.4 ms");
+        assert_eq!(format_dur(1.7159e9), "1.72 s");
+    }
+
+    #[test]
+    fn ratios() {
+        assert_eq!(format_ratio(5.84), "5.8×");
+        assert_eq!(format_ratio(69.6), "70×");
+        assert_eq!(format_ratio(0.912), "0.91×");
+    }
+}

@@ -1,0 +1,81 @@
+//! The mdBook preprocessor behind pagewalk's chapters.
+//!
+//! Each chapter is a Handlebars template. [`Pagewalk`] loads the runs in
+//! `data/` ([`data`]), turns them into the template context ([`context`]),
+//! and renders every chapter with the formatting and chart helpers
+//! ([`helpers`]). See `TEMPLATES.md` for the context chapters can use.
+
+pub mod context;
+pub mod data;
+pub mod helpers;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use handlebars::Handlebars;
+use mdbook_preprocessor::book::{Book, BookItem};
+use mdbook_preprocessor::errors::{Error, Result};
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+
+pub use data::DataSet;
+
+pub struct Pagewalk;
+
+impl Preprocessor for Pagewalk {
+    fn name(&self) -> &str {
+        "pagewalk"
+    }
+
+    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> Result<Book> {
+        let dir: PathBuf = ctx
+            .config
+            .get::<PathBuf>("preprocessor.pagewalk.data")?
+            .unwrap_or_else(|| "data".into());
+        let data = DataSet::load(&ctx.root.join(dir))?;
+        for warning in &data.warnings {
+            eprintln!("mdbook-pagewalk: warning: {warning}");
+        }
+        let renderer = Renderer::new(Arc::new(data));
+        let mut failure = None;
+        book.for_each_mut(|item| {
+            if let BookItem::Chapter(ch) = item {
+                let name = ch.path.as_ref().map_or(ch.name.clone(), |p| p.display().to_string());
+                match renderer.render(&name, &ch.content) {
+                    Ok(text) => ch.content = text,
+                    Err(e) => failure = failure.take().or(Some(e)),
+                }
+            }
+        });
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(book),
+        }
+    }
+}
+
+/// Renders chapter templates against one loaded [`DataSet`].
+pub struct Renderer {
+    hb: Handlebars<'static>,
+    context: serde_json::Value,
+}
+
+impl Renderer {
+    pub fn new(data: Arc<DataSet>) -> Renderer {
+        let mut hb = Handlebars::new();
+        // Chapters are Markdown, not HTML: values are escaped where they are
+        // built (see `context`), and charts must come out as raw HTML.
+        hb.register_escape_fn(handlebars::no_escape);
+        helpers::register(&mut hb, data.clone());
+        Renderer {
+            hb,
+            context: context::build(&data),
+        }
+    }
+
+    /// Renders one chapter; errors name the chapter and the line.
+    pub fn render(&self, chapter: &str, template: &str) -> Result<String> {
+        self.hb
+            .render_template(template, &self.context)
+            .map_err(|e| Error::msg(format!("{chapter}: {e}")))
+    }
+}

@@ -1,0 +1,29 @@
+//! `mdbook-pagewalk`: the book's numbers and charts, filled in from `data/`.
+//!
+//! mdBook runs it twice per build: `mdbook-pagewalk supports <renderer>`,
+//! then with the book as JSON on stdin, expecting the book back on stdout.
+
+use std::io;
+use std::process::ExitCode;
+
+use mdbook_pagewalk::Pagewalk;
+use mdbook_preprocessor::Preprocessor;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("supports") {
+        // Only the HTML renderer knows what to do with the chart markup.
+        let html = args.get(1).map(String::as_str) == Some("html");
+        return if html { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+    }
+    let result = mdbook_preprocessor::parse_input(io::stdin())
+        .and_then(|(ctx, book)| Pagewalk.run(&ctx, book))
+        .and_then(|book| Ok(serde_json::to_writer(io::stdout(), &book)?));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mdbook-pagewalk: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
