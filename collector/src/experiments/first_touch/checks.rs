@@ -268,9 +268,15 @@ mod tests {
 
     #[test]
     fn refused_huge_pages_fail_loudly() {
-        let c = run(Mode::Hugepage, vec![sample(0, 262_144, 0, None)]);
+        let c = run(Mode::Hugepage, vec![sample(0, 262_144, 0, None); 3]);
         assert_eq!(failed(&c), vec!["hugepage: AnonHugePages > 0"]);
-        assert!(c.iter().any(|c| c.observed.contains("refused")));
+        let huge = c.iter().find(|c| !c.passed).unwrap();
+        assert!(huge.observed.contains("refused"), "{huge:?}");
+        // Identical repetitions are reported once.
+        assert!(
+            huge.observed.starts_with("0 kB in each of 3 repetitions"),
+            "{huge:?}"
+        );
     }
 
     #[test]

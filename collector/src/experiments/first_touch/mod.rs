@@ -16,7 +16,7 @@ mod modes;
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 
-use pagewalk_model::{FirstTouchResults, Mode, ModeResult, Results, Sample, ThpSettings};
+use pagewalk_model::{Check, FirstTouchResults, Mode, ModeResult, Results, Sample, ThpSettings};
 
 use super::{Env, Outcome};
 use crate::{alloc_count, guard, interrupt, procfs, progress};
@@ -29,27 +29,16 @@ const FULL_REPS: u32 = 3;
 
 pub fn run(env: &Env) -> Result<Outcome, String> {
     let requested = env.settings.size_or(FULL_SIZE, QUICK_SIZE);
-    let repetitions = env.settings.reps_or(FULL_REPS);
-    let stride = env.machine.base_page_bytes;
-
-    let meminfo = procfs::read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
-    let available = meminfo
-        .get("MemAvailable")
-        .ok_or("/proc/meminfo has no MemAvailable")?
-        * 1024;
-    let cgroup_limit = env.machine.memory.cgroup_limit_bytes;
-    let Some(allowance) = guard::allow(requested, available, cgroup_limit) else {
-        return Ok(Outcome::Skipped(format!(
-            "not even 2 MiB fits in a quarter of MemAvailable ({}){}",
-            guard::human(available),
-            cgroup_limit.map_or(String::new(), |l| format!(
-                " or of the cgroup limit ({})",
-                guard::human(l)
-            ))
-        )));
+    let allowance = match fit(requested, env.machine.memory.cgroup_limit_bytes)? {
+        Ok(allowance) => allowance,
+        Err(why) => return Ok(Outcome::Skipped(why)),
     };
-    let size = allowance.bytes;
-    let pages = size / stride;
+    let plan = Plan {
+        size: allowance.bytes,
+        stride: env.machine.base_page_bytes,
+        pages: allowance.bytes / env.machine.base_page_bytes,
+        repetitions: env.settings.reps_or(FULL_REPS),
+    };
     // Before any mode runs: the fragmentation the huge-page modes will meet.
     let memory_before = procfs::memory_snapshot().ok();
 
@@ -63,21 +52,94 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         .copied()
         .filter(|m| !unavailable.contains_key(m))
         .collect();
+    let (mut samples, mut errors) = run_modes(&runnable, &plan);
 
-    let mut samples: BTreeMap<Mode, Vec<Sample>> = BTreeMap::new();
-    let mut errors: BTreeMap<Mode, String> = BTreeMap::new();
-    let bar = progress::bar(runnable.len() as u64 * repetitions as u64, "first-touch");
+    let mut modes = Vec::new();
+    let mut checks = Vec::new();
+    for &mode in selected {
+        let result = if let Some(reason) = unavailable.get(&mode) {
+            ModeResult::skipped(mode, reason.clone())
+        } else if let Some(error) = errors.remove(&mode) {
+            let name = format!("{}: every repetition ran", mode.name());
+            checks.push(Check::new(name, false, "no errors", error.clone()));
+            ModeResult::skipped(mode, format!("failed: {error}"))
+        } else if let Some(s) = samples.remove(&mode) {
+            let result = ModeResult::from_samples(mode, s);
+            checks.extend(checks::for_mode(&result, plan.pages, plan.stride));
+            result
+        } else {
+            // Interrupted before its first repetition: it never ran.
+            continue;
+        };
+        modes.push(result);
+    }
+
+    Ok(Outcome::Done {
+        results: Results::FirstTouch(FirstTouchResults {
+            requested_bytes: requested,
+            size_bytes: plan.size,
+            size_note: allowance.note,
+            stride_bytes: plan.stride,
+            pages: plan.pages,
+            repetitions: plan.repetitions,
+            memory_before,
+            modes,
+        }),
+        checks,
+    })
+}
+
+/// The size and repetitions every mode runs with.
+struct Plan {
+    size: u64,
+    stride: u64,
+    pages: u64,
+    repetitions: u32,
+}
+
+/// The guarded size, or why nothing fits (the inner `Err`: a skip, not a failure).
+fn fit(
+    requested: u64,
+    cgroup_limit: Option<u64>,
+) -> Result<Result<guard::Allowance, String>, String> {
+    let meminfo = procfs::read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
+    let available = meminfo
+        .get("MemAvailable")
+        .ok_or("/proc/meminfo has no MemAvailable")?
+        * 1024;
+    Ok(
+        guard::allow(requested, available, cgroup_limit).ok_or_else(|| {
+            let cgroup = cgroup_limit.map_or(String::new(), |l| {
+                format!(" or of the cgroup limit ({})", guard::human(l))
+            });
+            format!(
+                "not even 2 MiB fits in a quarter of MemAvailable ({}){cgroup}",
+                guard::human(available)
+            )
+        }),
+    )
+}
+
+type Samples = BTreeMap<Mode, Vec<Sample>>;
+type Errors = BTreeMap<Mode, String>;
+
+/// Every repetition of every runnable mode, until done or Ctrl-C. A mode
+/// that fails once is not retried: its error is its result.
+fn run_modes(runnable: &[Mode], plan: &Plan) -> (Samples, Errors) {
+    let mut samples = Samples::new();
+    let mut errors = Errors::new();
+    let reps = plan.repetitions;
+    let bar = progress::bar(runnable.len() as u64 * reps as u64, "first-touch");
     // Repetitions are the outer loop so that drift in the machine's state
     // (fragmentation, background load) spreads over all modes alike.
-    'reps: for rep in 1..=repetitions {
-        for &mode in &runnable {
+    'reps: for rep in 1..=reps {
+        for &mode in runnable {
             if interrupt::requested() {
                 break 'reps;
             }
-            bar.set_message(format!("{} ({rep}/{repetitions})", mode.name()));
-            // A mode that failed once is not retried: its error is the result.
+            bar.set_message(format!("{} ({rep}/{reps})", mode.name()));
             if let Entry::Vacant(failure) = errors.entry(mode) {
-                match repetition(mode, size as usize, stride as usize, pages) {
+                match repetition(mode, plan) {
                     Ok(s) => samples.entry(mode).or_default().push(s),
                     Err(e) => {
                         failure.insert(format!("repetition {rep}: {e}"));
@@ -88,44 +150,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         }
     }
     bar.finish_and_clear();
-
-    let mut results = Vec::new();
-    let mut checks = Vec::new();
-    for &mode in selected {
-        let result = if let Some(reason) = unavailable.get(&mode) {
-            ModeResult::skipped(mode, reason.clone())
-        } else if let Some(error) = errors.remove(&mode) {
-            checks.push(pagewalk_model::Check::new(
-                format!("{}: every repetition ran", mode.name()),
-                false,
-                "no errors",
-                error.clone(),
-            ));
-            ModeResult::skipped(mode, format!("failed: {error}"))
-        } else if let Some(s) = samples.remove(&mode) {
-            let result = ModeResult::from_samples(mode, s);
-            checks.extend(checks::for_mode(&result, pages, stride));
-            result
-        } else {
-            // Interrupted before its first repetition: it never ran.
-            continue;
-        };
-        results.push(result);
-    }
-
-    Ok(Outcome::Done {
-        results: Results::FirstTouch(FirstTouchResults {
-            requested_bytes: requested,
-            size_bytes: size,
-            size_note: allowance.note,
-            stride_bytes: stride,
-            pages,
-            repetitions,
-            memory_before,
-            modes: results,
-        }),
-        checks,
-    })
+    (samples, errors)
 }
 
 /// Why `mode` cannot run under these THP settings, if it cannot.
@@ -144,7 +169,8 @@ fn unavailable(mode: Mode, thp: &ThpSettings) -> Option<String> {
 
 /// One repetition: allocate, first pass, second pass, then read what the
 /// process ended up with before freeing it.
-fn repetition(mode: Mode, len: usize, stride: usize, pages: u64) -> Result<Sample, String> {
+fn repetition(mode: Mode, plan: &Plan) -> Result<Sample, String> {
+    let (len, stride, pages) = (plan.size as usize, plan.stride as usize, plan.pages);
     let ((region, calls), allocation) =
         measure(pages, || alloc_count::counting(|| allocate(mode, len)));
     let mut region = region?;
@@ -189,9 +215,14 @@ mod tests {
 
     #[test]
     fn a_quick_repetition_faults_every_page() {
-        let (len, stride) = (8 << 20, 4096);
-        let pages = (len / stride) as u64;
-        let s = repetition(Mode::Nohugepage, len, stride, pages).unwrap();
+        let plan = Plan {
+            size: 8 << 20,
+            stride: 4096,
+            pages: 2048,
+            repetitions: 1,
+        };
+        let pages = plan.pages;
+        let s = repetition(Mode::Nohugepage, &plan).unwrap();
         let first = s.first_pass.unwrap().minor_faults.unwrap();
         assert!((pages..=pages + checks::SLACK).contains(&first), "{first}");
         assert!(s.second_pass.unwrap().minor_faults.unwrap() <= checks::SLACK);
