@@ -13,6 +13,16 @@ Examples:
   collector run first-touch --size 256M --reps 5 --modes nohugepage,hugepage
   collector validate data/runs/*.json      check files against the data model";
 
+const RUN_NOTES: &str = "\
+Exit status: 0 when the run file was written (a failed check is a finding
+about this machine: it is stored and shown, not an error), 1 on an error or
+a failed experiment, 130 after Ctrl-C (the file then holds what finished).
+
+Examples:
+  collector run --all
+  collector run first-touch --quick --out /tmp/runs
+  collector run first-touch --size 256M --reps 5 --modes nohugepage,hugepage";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "collector",
@@ -30,7 +40,7 @@ pub enum Command {
     /// List the experiments with a one-line description each.
     List,
     /// Run experiments and write one JSON run file.
-    #[command(after_help = EXAMPLES)]
+    #[command(after_help = RUN_NOTES)]
     Run(RunArgs),
     /// Check run files against the data model; names the file and field on error.
     Validate {
@@ -58,6 +68,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", default_value = "data/runs")]
     pub out: PathBuf,
     /// Memory size per experiment, e.g. 256M or 1G (binary units; overrides --quick).
+    /// Capped at a quarter of MemAvailable and of the cgroup limit.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub size: Option<u64>,
     /// Repetitions per measurement (overrides --quick).
