@@ -1,0 +1,69 @@
+//! pagewalk's charts: the one place that turns run files into charts.
+//!
+//! * [`build`] (and the builders it names) turns [`RunFile`]s into a
+//!   [`ChartSpec`], plain data that travels into the page as JSON;
+//! * [`render_svg`] draws a spec as SVG: at build time for the static
+//!   fallback, in the page (through `wasm-viz`) with the theme's colours;
+//! * [`table_html`] writes the same numbers as an accessible table;
+//! * [`figure_html`] puts the three together in the HTML block the
+//!   preprocessor emits for `{{chart "NAME"}}`.
+//!
+//! Compiles natively and for `wasm32-unknown-unknown`.
+
+mod builders;
+mod render;
+mod spec;
+mod table;
+
+pub use builders::{
+    build, first_touch_faults, first_touch_ns_per_page, series_name, BuildError, CHART_NAMES,
+};
+pub use pagewalk_model::RunFile;
+pub use render::{
+    esc, exact, linear_ticks, log_ticks, mark_label, nice_step, render_svg, tick_label, with_unit,
+    Palette, ValueScale,
+};
+pub use spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Scale, Series};
+pub use table::table_html;
+
+/// Width of the static SVG the build puts in the page (it scales down with
+/// the page through its `viewBox`).
+pub const STATIC_WIDTH: u32 = 720;
+
+/// The spec as JSON that is safe inside `<script type="application/json">`:
+/// `</` becomes `<\/` and `<!--` becomes `\u003c!--`, both still the same
+/// JSON.
+pub fn spec_json(spec: &ChartSpec) -> String {
+    let json = serde_json::to_string(spec).unwrap_or_else(|_| "null".to_string());
+    json.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+}
+
+/// The HTML block for `{{chart "NAME"}}`: the static SVG (light palette),
+/// the tooltip live region, the caption, the data table and the spec for
+/// `wasm-viz`. One block with no blank line, so Markdown passes it through
+/// as raw HTML.
+pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
+    let description = if spec.description.is_empty() {
+        spec.y.label.as_str()
+    } else {
+        spec.description.as_str()
+    };
+    let svg = render_svg(spec, &Palette::light(), STATIC_WIDTH, 0);
+    format!(
+        "<figure class=\"pw-chart\" id=\"chart-{name}\" data-chart=\"{name}\">\n\
+         <div class=\"pw-chart-plot\" role=\"img\" aria-label=\"{label}\">{svg}</div>\n\
+         <div class=\"pw-tooltip\" role=\"status\" aria-live=\"polite\"></div>\n\
+         <figcaption>{caption}</figcaption>\n\
+         <details class=\"pw-chart-data\"><summary>Data table</summary>{table}</details>\n\
+         <script type=\"application/json\" class=\"pw-chart-spec\">{json}</script>\n\
+         </figure>",
+        name = esc(name),
+        label = esc(&format!("{}: {}", spec.title, description)),
+        caption = esc(caption),
+        table = table_html(spec),
+        json = spec_json(spec),
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,742 @@
+//! SVG rendering of a [`ChartSpec`], used twice: at build time for the
+//! static fallback (no JavaScript, print, screen readers) and in the page by
+//! `wasm-viz` with the current theme's palette.
+//!
+//! Why not `plotters` (measured 2026-11-30 with plotters 0.3.7,
+//! `default-features = false, features = ["svg_backend", "line_series"]`;
+//! wasm32-unknown-unknown, opt-level z, LTO, panic=abort, then
+//! `wasm-bindgen` 0.2.130 and `wasm-opt -Oz`):
+//!
+//! * size: a probe that parses a JSON array and draws a bar chart and a
+//!   log-log line chart is 137,198 bytes (62,951 gzipped) with plotters and
+//!   50,836 bytes (25,013 gzipped) drawing its SVG by hand: plotters adds
+//!   ~86 KB. This crate's whole `wasm-viz` bundle (spec parsing, renderer,
+//!   DOM wiring, tooltips, theme observer) is ~147 KB (~64 KB gzipped;
+//!   `scripts/build-wasm` prints the current figure), so with plotters it
+//!   would come to roughly 220-230 KB, over the 200 KB budget.
+//! * addressable marks: plotters' `SVGBackend` writes fixed elements with no
+//!   way to add attributes, so every bar and point would have to be drawn a
+//!   second time as an overlay anyway (`data-series`, `data-category`,
+//!   `data-value`, `tabindex`, `aria-label`).
+//! * on wasm32, plotters measures text through a canvas (`web-sys`), so the
+//!   static SVG (native, estimated text widths) and the page's SVG would not
+//!   even share a layout.
+//!
+//! Log axes (the one thing plotters would have given for free) are a few
+//! lines here: [`ValueScale`] and [`log_ticks`].
+
+use std::fmt::Write;
+
+use crate::spec::{Axis, ChartKind, ChartSpec, Point, Role, Scale, Series};
+
+/// Colours a chart is drawn with. In the page they come from the theme's
+/// CSS custom properties (`--pw-series-1` .. `--pw-series-6`, `--pw-axis`,
+/// `--pw-grid`, `--fg`, `--bg`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Palette {
+    pub series: Vec<String>,
+    pub axis: String,
+    pub grid: String,
+    pub fg: String,
+    pub bg: String,
+}
+
+impl Palette {
+    /// The static fallback's palette: mdBook's light theme.
+    pub fn light() -> Palette {
+        Palette {
+            series: [
+                "#1f5fa8", "#c2410c", "#2f7d32", "#7b3fa0", "#9a6a00", "#0f7b7b",
+            ]
+            .map(String::from)
+            .to_vec(),
+            axis: "#5c5c5c".to_string(),
+            grid: "#e3e3e3".to_string(),
+            fg: "#1a1a1a".to_string(),
+            bg: "#ffffff".to_string(),
+        }
+    }
+
+    pub fn series_colour(&self, i: usize) -> &str {
+        if self.series.is_empty() {
+            &self.fg
+        } else {
+            &self.series[i % self.series.len()]
+        }
+    }
+}
+
+const FONT: f64 = 12.0;
+const PAD: f64 = 12.0;
+const BAR_H: f64 = 14.0;
+const GROUP_GAP: f64 = 12.0;
+
+/// Escapes text for SVG/HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The exact value as written in `data-value`, labels and the table: the
+/// shortest decimal that reads back as the same `f64`.
+pub fn exact(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A value with its unit: `251.5 ns per page`.
+pub fn with_unit(v: f64, unit: &str) -> String {
+    if unit.is_empty() {
+        exact(v)
+    } else {
+        format!("{} {unit}", exact(v))
+    }
+}
+
+/// What a mark says to hover, focus and screen readers.
+pub fn mark_label(where_: &str, series: &str, p: &Point, unit: &str) -> Option<String> {
+    let v = p.value?;
+    let mut s = format!("{where_}, {series}: {}", with_unit(v, unit));
+    let mut extra = Vec::new();
+    if let (Some(lo), Some(hi)) = (p.min, p.max) {
+        extra.push(format!("min {}, max {}", exact(lo), exact(hi)));
+    }
+    if let Some(n) = &p.note {
+        extra.push(n.clone());
+    }
+    if !extra.is_empty() {
+        let _ = write!(s, " ({})", extra.join(", "));
+    }
+    Some(s)
+}
+
+fn text_width(s: &str, size: f64) -> f64 {
+    s.chars().count() as f64 * size * 0.6
+}
+
+fn truncate(s: &str, width: f64, size: f64) -> String {
+    if text_width(s, size) <= width {
+        return s.to_string();
+    }
+    let keep = ((width / (size * 0.6)) as usize).saturating_sub(1);
+    let mut t: String = s.chars().take(keep).collect();
+    t.push('…');
+    t
+}
+
+fn n(v: f64) -> String {
+    // Two decimals are plenty for pixels; trim the rest.
+    let s = format!("{:.2}", v);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// Maps data values to pixels along one axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValueScale {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+    pub px0: f64,
+    pub px1: f64,
+}
+
+impl ValueScale {
+    /// A scale covering `values` (and the axis' fixed ends), widened to
+    /// round tick values; `zero` forces 0 into a linear domain (bars).
+    pub fn fit(axis: &Axis, values: &[f64], zero: bool, px0: f64, px1: f64) -> ValueScale {
+        let log = axis.scale == Scale::Log;
+        let usable: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite() && (!log || *v > 0.0))
+            .collect();
+        let dmin = usable.iter().copied().fold(f64::INFINITY, f64::min);
+        let dmax = usable.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (mut lo, mut hi) = if usable.is_empty() {
+            if log {
+                (1.0, 10.0)
+            } else {
+                (0.0, 1.0)
+            }
+        } else {
+            (dmin, dmax)
+        };
+        if let Some(m) = axis.min.filter(|m| !log || *m > 0.0) {
+            lo = m;
+        }
+        if let Some(m) = axis.max {
+            hi = m;
+        }
+        if log {
+            lo = 10f64.powf(lo.log10().floor());
+            hi = 10f64.powf(hi.log10().ceil());
+            if hi <= lo {
+                hi = lo * 10.0;
+            }
+        } else {
+            if zero {
+                lo = lo.min(0.0);
+                hi = hi.max(0.0);
+            }
+            if hi <= lo {
+                hi = lo + 1.0;
+            }
+            let step = nice_step(hi - lo, 5.0);
+            if axis.min.is_none() {
+                lo = (lo / step).floor() * step;
+            }
+            if axis.max.is_none() {
+                hi = (hi / step).ceil() * step;
+            }
+        }
+        ValueScale {
+            lo,
+            hi,
+            log,
+            px0,
+            px1,
+        }
+    }
+
+    pub fn map(&self, v: f64) -> f64 {
+        let t = if self.log {
+            (v.max(f64::MIN_POSITIVE).log10() - self.lo.log10())
+                / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        self.px0 + t.clamp(-0.02, 1.02) * (self.px1 - self.px0)
+    }
+
+    /// Whether `v` can be placed on this scale.
+    pub fn places(&self, v: f64) -> bool {
+        v.is_finite() && (!self.log || v > 0.0)
+    }
+
+    pub fn ticks(&self) -> Vec<f64> {
+        if self.log {
+            log_ticks(self.lo, self.hi)
+        } else {
+            linear_ticks(self.lo, self.hi, 5.0)
+        }
+    }
+
+    /// Where bars start: 0 on a linear scale (or the nearer end), the low
+    /// end on a log scale.
+    pub fn baseline(&self) -> f64 {
+        if self.log {
+            self.lo
+        } else {
+            0f64.clamp(self.lo, self.hi)
+        }
+    }
+}
+
+/// A round step (1, 2 or 5 times a power of ten) giving about `target`
+/// intervals over `range`.
+pub fn nice_step(range: f64, target: f64) -> f64 {
+    let raw = (range / target).max(f64::MIN_POSITIVE);
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let f = if norm < 1.5 {
+        1.0
+    } else if norm < 3.0 {
+        2.0
+    } else if norm < 7.0 {
+        5.0
+    } else {
+        10.0
+    };
+    f * mag
+}
+
+pub fn linear_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {
+    let step = nice_step(hi - lo, target);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// Powers of ten from `lo` to `hi` (both taken as powers of ten); when
+/// that is more than ten decades, every other one.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let a = lo.log10().round() as i32;
+    let b = hi.log10().round() as i32;
+    let every = if b - a > 10 { 2 } else { 1 };
+    (a..=b)
+        .filter(|k| (k - a) % every == 0)
+        .map(|k| 10f64.powi(k))
+        .collect()
+}
+
+/// A tick label: thousands separators, SI suffixes from 10 000 up on log
+/// axes, and no more decimals than the step needs.
+pub fn tick_label(v: f64, log: bool) -> String {
+    if log && v.abs() >= 1e4 {
+        for (div, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+            if v.abs() >= div {
+                return format!("{}{suffix}", trim_num(v / div));
+            }
+        }
+    }
+    group(&trim_num(v))
+}
+
+fn trim_num(v: f64) -> String {
+    // Tick values are multiples of round steps; six decimals hide float noise.
+    let s = format!("{:.6}", v);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+fn group(s: &str) -> String {
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
+    let (int, frac) = rest
+        .split_once('.')
+        .map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}
+
+/// Draws `spec` as a standalone SVG string. `height` 0 picks a height that
+/// fits the data (bars: one band per category); the SVG scales to its
+/// container through its `viewBox`.
+///
+/// Every present value becomes one element with class `pw-mark` carrying
+/// `data-series`, `data-category`, `data-value` (exact), `data-role`,
+/// `tabindex="0"` and an `aria-label` with the value and unit; gaps get no
+/// mark.
+pub fn render_svg(spec: &ChartSpec, palette: &Palette, width: u32, height: u32) -> String {
+    let w = f64::from(width.max(280));
+    let mut body = String::new();
+    let top = header(&mut body, spec, palette, w);
+    let h = match spec.kind {
+        ChartKind::Bars => bars(&mut body, spec, palette, w, f64::from(height), top),
+        ChartKind::Lines => lines(&mut body, spec, palette, w, f64::from(height), top),
+    };
+    let mut svg = String::with_capacity(body.len() + 400);
+    let _ = write!(
+        svg,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pw-svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
+         font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\" font-size=\"{FONT}\">\
+         <title>{t}</title><rect class=\"pw-bg\" width=\"{w}\" height=\"{h}\" fill=\"{bg}\"/>",
+        w = n(w),
+        h = n(h),
+        t = esc(&spec.title),
+        bg = esc(&palette.bg),
+    );
+    svg.push_str(&body);
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Title and legend; returns the y where the plot may start.
+fn header(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -> f64 {
+    let mut y = PAD + 15.0;
+    let _ = write!(
+        out,
+        "<text x=\"{}\" y=\"{}\" font-size=\"15\" font-weight=\"600\" fill=\"{}\">{}</text>",
+        n(PAD),
+        n(y),
+        esc(&pal.fg),
+        esc(&truncate(&spec.title, w - 2.0 * PAD, 15.0))
+    );
+    y += 10.0;
+    let mut x = PAD;
+    let mut row = y;
+    out.push_str("<g class=\"pw-legend\">");
+    for (i, s) in spec.series.iter().enumerate() {
+        let item = 16.0 + text_width(&s.name, FONT) + 18.0;
+        if x > PAD && x + item > w - PAD {
+            x = PAD;
+            row += 18.0;
+        }
+        let colour = pal.series_colour(i);
+        let _ = write!(
+            out,
+            "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\"{}/>\
+             <text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>",
+            n(x),
+            n(row + 4.0),
+            esc(colour),
+            reference_style(s.role, colour),
+            n(x + 16.0),
+            n(row + 14.0),
+            esc(&pal.fg),
+            esc(&s.name)
+        );
+        x += item;
+    }
+    out.push_str("</g>");
+    row + 26.0
+}
+
+/// Published figures are drawn hatched-looking (lighter fill, solid edge)
+/// so they never read as the reader's own numbers.
+fn reference_style(role: Role, colour: &str) -> String {
+    match role {
+        Role::Reference => format!(
+            " fill-opacity=\"0.45\" stroke=\"{}\" stroke-width=\"1.5\"",
+            esc(colour)
+        ),
+        _ => String::new(),
+    }
+}
+
+fn mark_attrs(
+    spec_unit: &str,
+    s: &Series,
+    where_key: &str,
+    where_label: &str,
+    p: &Point,
+) -> String {
+    let v = p.value.unwrap_or(f64::NAN);
+    format!(
+        " class=\"pw-mark\" data-series=\"{}\" data-category=\"{}\" data-value=\"{}\" data-role=\"{}\" tabindex=\"0\" aria-label=\"{}\"",
+        esc(&s.name),
+        esc(where_key),
+        exact(v),
+        s.role.name(),
+        esc(&mark_label(where_label, &s.name, p, spec_unit).unwrap_or_default())
+    )
+}
+
+fn axis_title(
+    out: &mut String,
+    pal: &Palette,
+    x: f64,
+    y: f64,
+    anchor: &str,
+    rotate: bool,
+    text: &str,
+) {
+    let transform = if rotate {
+        format!(" transform=\"rotate(-90 {} {})\"", n(x), n(y))
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        out,
+        "<text class=\"pw-axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\"{transform}>{}</text>",
+        n(x),
+        n(y),
+        esc(&pal.axis),
+        esc(text)
+    );
+}
+
+fn no_data(out: &mut String, spec: &ChartSpec, pal: &Palette, x: f64, y: f64) {
+    let msg = spec.note.as_deref().unwrap_or("no data");
+    let _ = write!(
+        out,
+        "<text class=\"pw-no-data\" x=\"{}\" y=\"{}\" fill=\"{}\">No data to draw: {}</text>",
+        n(x),
+        n(y),
+        esc(&pal.axis),
+        esc(msg)
+    );
+}
+
+/// Horizontal grouped bars; returns the SVG height.
+fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, top: f64) -> f64 {
+    let ncat = spec.categories.len();
+    let nser = spec.series.len().max(1);
+    let longest = spec
+        .categories
+        .iter()
+        .map(|c| text_width(&c.label, FONT))
+        .fold(0.0, f64::max);
+    let label_w = (longest + 10.0).min(w * 0.4);
+    let left = PAD + label_w;
+    let right = w - PAD - 16.0;
+    let mut band = nser as f64 * BAR_H + GROUP_GAP;
+    let below = 46.0;
+    if height > 0.0 && ncat > 0 {
+        band = band.max((height - top - below - PAD) / ncat as f64);
+    }
+    let bar_h = (band - GROUP_GAP) / nser as f64;
+    let bottom = top + band * ncat.max(1) as f64;
+    let h = if height > 0.0 {
+        height.max(bottom + below + PAD)
+    } else {
+        bottom + below + PAD
+    };
+
+    let values: Vec<f64> = spec
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .flat_map(|p| [p.value, p.min, p.max])
+        .flatten()
+        .collect();
+    let scale = ValueScale::fit(&spec.y, &values, true, left, right);
+
+    // Grid and value axis.
+    out.push_str("<g class=\"pw-grid\">");
+    for t in scale.ticks() {
+        let x = scale.map(t);
+        let _ = write!(
+            out,
+            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{}\"/>\
+             <text x=\"{x}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>",
+            n(top),
+            n(bottom),
+            esc(&pal.grid),
+            n(bottom + 16.0),
+            esc(&pal.axis),
+            esc(&tick_label(t, scale.log)),
+            x = n(x)
+        );
+    }
+    let base = scale.map(scale.baseline());
+    let _ = write!(
+        out,
+        "<line x1=\"{b}\" y1=\"{}\" x2=\"{b}\" y2=\"{}\" stroke=\"{a}\"/><line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{a}\"/></g>",
+        n(top),
+        n(bottom),
+        n(left),
+        n(right),
+        b = n(base),
+        y = n(bottom),
+        a = esc(&pal.axis)
+    );
+    axis_title(
+        out,
+        pal,
+        (left + right) / 2.0,
+        bottom + 36.0,
+        "middle",
+        false,
+        &spec.y.label,
+    );
+
+    if ncat == 0 || values.is_empty() {
+        no_data(out, spec, pal, left + 8.0, top + 20.0);
+    }
+
+    // Category labels.
+    out.push_str("<g class=\"pw-categories\">");
+    for (ci, c) in spec.categories.iter().enumerate() {
+        let y = top + band * ci as f64 + band / 2.0 + 4.0;
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">{}</text>",
+            n(left - 6.0),
+            n(y),
+            esc(&pal.fg),
+            esc(&truncate(&c.label, label_w - 8.0, FONT))
+        );
+    }
+    out.push_str("</g>");
+
+    // Marks, whiskers and gaps.
+    let mut marks = String::new();
+    let mut whiskers = String::new();
+    for (ci, c) in spec.categories.iter().enumerate() {
+        for (si, s) in spec.series.iter().enumerate() {
+            let y0 = top + band * ci as f64 + GROUP_GAP / 2.0 + bar_h * si as f64;
+            let colour = pal.series_colour(si);
+            let p = s.at(&c.key);
+            match p.and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v))) {
+                Some((p, v)) => {
+                    let (a, b) = (scale.map(scale.baseline()), scale.map(v));
+                    let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
+                    let _ = write!(
+                        marks,
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}{}/>",
+                        n(x),
+                        n(y0 + 1.0),
+                        n(bw),
+                        n(bar_h - 2.0),
+                        esc(colour),
+                        reference_style(s.role, colour),
+                        mark_attrs(&spec.y.unit, s, &c.key, &c.label, p)
+                    );
+                    if let (Some(lo), Some(hi)) = (p.min, p.max) {
+                        if lo != hi && scale.places(lo) && scale.places(hi) {
+                            let (x1, x2, yc) = (scale.map(lo), scale.map(hi), y0 + bar_h / 2.0);
+                            let cap = (bar_h / 2.0 - 2.0).max(2.0);
+                            let _ = write!(
+                                whiskers,
+                                "<path d=\"M{x1} {yc}H{x2}M{x1} {a}V{b}M{x2} {a}V{b}\"/>",
+                                x1 = n(x1),
+                                x2 = n(x2),
+                                yc = n(yc),
+                                a = n(yc - cap),
+                                b = n(yc + cap)
+                            );
+                        }
+                    }
+                }
+                None => {
+                    let _ = write!(
+                        marks,
+                        "<text class=\"pw-gap\" x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\" aria-hidden=\"true\">n/a</text>",
+                        n(base + 4.0),
+                        n(y0 + bar_h / 2.0 + 3.5),
+                        esc(&pal.axis)
+                    );
+                }
+            }
+        }
+    }
+    out.push_str("<g class=\"pw-marks\">");
+    out.push_str(&marks);
+    out.push_str("</g>");
+    // A background-coloured halo keeps whiskers visible across bars.
+    let _ = write!(
+        out,
+        "<g class=\"pw-whiskers\" fill=\"none\" aria-hidden=\"true\"><g stroke=\"{}\" stroke-width=\"3.2\" stroke-opacity=\"0.8\">{whiskers}</g>\
+         <g stroke=\"{}\" stroke-width=\"1.2\">{whiskers}</g></g>",
+        esc(&pal.bg),
+        esc(&pal.fg)
+    );
+    h
+}
+
+/// x/y lines with a marker per point; returns the SVG height.
+fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, top: f64) -> f64 {
+    let h = if height > 0.0 {
+        height
+    } else {
+        (w * 0.6).clamp(240.0, 520.0) + top
+    };
+    let left = PAD + 22.0 + 52.0;
+    let right = w - PAD - 20.0;
+    let bottom = h - PAD - 46.0;
+    let pts = || spec.series.iter().flat_map(|s| s.points.iter());
+    let xs: Vec<f64> = pts().filter_map(|p| p.x).collect();
+    let ys: Vec<f64> = pts()
+        .flat_map(|p| [p.value, p.min, p.max])
+        .flatten()
+        .collect();
+    let xs_scale = ValueScale::fit(&spec.x, &xs, false, left, right);
+    let ys_scale = ValueScale::fit(&spec.y, &ys, false, bottom, top);
+
+    out.push_str("<g class=\"pw-grid\">");
+    for t in xs_scale.ticks() {
+        let x = n(xs_scale.map(t));
+        let _ = write!(
+            out,
+            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{}\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>",
+            n(top),
+            n(bottom),
+            esc(&pal.grid),
+            n(bottom + 16.0),
+            esc(&pal.axis),
+            esc(&tick_label(t, xs_scale.log))
+        );
+    }
+    for t in ys_scale.ticks() {
+        let y = n(ys_scale.map(t));
+        let _ = write!(
+            out,
+            "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">{}</text>",
+            n(left),
+            n(right),
+            esc(&pal.grid),
+            n(left - 6.0),
+            n(ys_scale.map(t) + 4.0),
+            esc(&pal.axis),
+            esc(&tick_label(t, ys_scale.log))
+        );
+    }
+    let _ = write!(
+        out,
+        "<path d=\"M{l} {t}V{b}H{r}\" stroke=\"{}\" fill=\"none\"/></g>",
+        esc(&pal.axis),
+        l = n(left),
+        t = n(top),
+        b = n(bottom),
+        r = n(right)
+    );
+    axis_title(
+        out,
+        pal,
+        (left + right) / 2.0,
+        bottom + 36.0,
+        "middle",
+        false,
+        &spec.x.label,
+    );
+    axis_title(
+        out,
+        pal,
+        PAD + 10.0,
+        (top + bottom) / 2.0,
+        "middle",
+        true,
+        &spec.y.label,
+    );
+    if ys.is_empty() {
+        no_data(out, spec, pal, left + 8.0, top + 20.0);
+    }
+
+    out.push_str("<g class=\"pw-marks\">");
+    for (si, s) in spec.series.iter().enumerate() {
+        let colour = esc(pal.series_colour(si));
+        let dash = if s.role == Role::Reference {
+            " stroke-dasharray=\"5 3\""
+        } else {
+            ""
+        };
+        // A gap (absent or unplaceable value) breaks the line.
+        let mut d = String::new();
+        let mut pen_down = false;
+        let mut marks = String::new();
+        for p in &s.points {
+            let placed = match (p.x, p.value) {
+                (Some(x), Some(v)) if xs_scale.places(x) && ys_scale.places(v) => Some((x, v)),
+                _ => None,
+            };
+            match placed {
+                Some((x, v)) => {
+                    let (px, py) = (n(xs_scale.map(x)), n(ys_scale.map(v)));
+                    let _ = write!(d, "{}{px} {py}", if pen_down { "L" } else { "M" });
+                    pen_down = true;
+                    let key = exact(x);
+                    let where_ = format!("{} {}", spec.x.label, with_unit(x, &spec.x.unit));
+                    let _ = write!(
+                        marks,
+                        "<circle cx=\"{px}\" cy=\"{py}\" r=\"4\" fill=\"{colour}\"{}/>",
+                        mark_attrs(&spec.y.unit, s, &key, &where_, p)
+                    );
+                }
+                None => pen_down = false,
+            }
+        }
+        let _ = write!(
+            out,
+            "<path d=\"{d}\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"{dash} aria-hidden=\"true\"/>{marks}"
+        );
+    }
+    out.push_str("</g>");
+    h
+}

@@ -1,0 +1,188 @@
+//! [`ChartSpec`]: everything a chart shows, as plain data. The book build
+//! writes it as JSON into the page; `wasm-viz` reads it back and draws it
+//! with the same [`crate::render_svg`] the build used for the static SVG.
+
+use serde::{Deserialize, Serialize};
+
+/// One chart. Values are kept exact (no rounding) so the page, the data
+/// table and a test reading `data-value` all see the same number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartSpec {
+    /// The chart's name, e.g. `first-touch-ns-per-page`.
+    pub id: String,
+    pub title: String,
+    /// One line saying what the chart shows, for `aria-label`.
+    #[serde(default)]
+    pub description: String,
+    pub kind: ChartKind,
+    /// For [`ChartKind::Bars`] the category axis (only its label is used);
+    /// for [`ChartKind::Lines`] the numeric x axis.
+    pub x: Axis,
+    /// The value axis.
+    pub y: Axis,
+    /// Bars only: the groups, in drawing order (top to bottom).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<Category>,
+    pub series: Vec<Series>,
+    /// Shown under the table (and in the SVG when nothing could be drawn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChartKind {
+    /// Grouped bars, one group per category and one bar per series, drawn
+    /// horizontally so long category labels stay readable. A histogram is
+    /// bars with one category per bin.
+    Bars,
+    /// x/y lines with a marker per point; either axis may be logarithmic
+    /// (staircase and latency-vs-size charts).
+    Lines,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Axis {
+    /// What is measured, e.g. "first pass, ns per 4 KiB page (median)".
+    pub label: String,
+    /// Written after a value in labels and tooltips, e.g. "ns per page".
+    #[serde(default)]
+    pub unit: String,
+    #[serde(default)]
+    pub scale: Scale,
+    /// Fixed ends; otherwise taken from the data (linear value axes of
+    /// bars always include 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+}
+
+impl Axis {
+    pub fn linear(label: impl Into<String>, unit: impl Into<String>) -> Axis {
+        Axis {
+            label: label.into(),
+            unit: unit.into(),
+            scale: Scale::Linear,
+            min: None,
+            max: None,
+        }
+    }
+
+    pub fn log(label: impl Into<String>, unit: impl Into<String>) -> Axis {
+        Axis {
+            scale: Scale::Log,
+            ..Axis::linear(label, unit)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scale {
+    #[default]
+    Linear,
+    /// Base 10; values <= 0 cannot be placed and are drawn as gaps.
+    Log,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Category {
+    /// Stable key, used in `data-category` (e.g. the mode name `calloc`).
+    pub key: String,
+    /// How the category is labelled (e.g. `vec![0u8; n]`).
+    pub label: String,
+}
+
+/// Where a series' numbers come from; the reader must never mistake a
+/// published figure for something measured on their machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Measured by `collector run` (the reader's run or the example run).
+    Run,
+    /// Published figures transcribed from a named source.
+    Reference,
+    /// Measured in the reader's browser.
+    Browser,
+    /// A file the reader dropped into the page.
+    File,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Run => "run",
+            Role::Reference => "reference",
+            Role::Browser => "browser",
+            Role::File => "file",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub name: String,
+    pub role: Role,
+    pub points: Vec<Point>,
+}
+
+/// One value. A point whose `value` is `None` is a gap: the source lacks
+/// it (the `note` says why); it is never drawn as zero.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Bars: the [`Category::key`] this value belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// Lines: the x coordinate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    pub value: Option<f64>,
+    /// Whiskers: the spread over repetitions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Point {
+    pub fn bar(category: impl Into<String>, value: Option<f64>) -> Point {
+        Point {
+            category: Some(category.into()),
+            x: None,
+            value,
+            min: None,
+            max: None,
+            note: None,
+        }
+    }
+
+    pub fn xy(x: f64, value: Option<f64>) -> Point {
+        Point {
+            category: None,
+            x: Some(x),
+            value,
+            min: None,
+            max: None,
+            note: None,
+        }
+    }
+}
+
+impl Series {
+    /// The point of a category, if the series has one.
+    pub fn at(&self, category: &str) -> Option<&Point> {
+        self.points
+            .iter()
+            .find(|p| p.category.as_deref() == Some(category))
+    }
+}
+
+impl ChartSpec {
+    /// Parses a spec from the page's JSON with a message naming the problem.
+    pub fn from_json(text: &str) -> Result<ChartSpec, String> {
+        serde_json::from_str(text).map_err(|e| format!("chart spec is not valid: {e}"))
+    }
+}

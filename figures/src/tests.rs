@@ -1,0 +1,352 @@
+use pagewalk_model::{
+    ExperimentRecord, FirstTouchResults, Mode, ModeResult, PhaseSample, Provenance, Results,
+    RunFile, Sample, Status,
+};
+
+use crate::*;
+
+fn phase(ns_per_page: f64, faults: u64) -> PhaseSample {
+    PhaseSample {
+        wall_ns: ns_per_page * 1000.0,
+        ns_per_page,
+        minor_faults: Some(faults),
+        major_faults: None,
+        thp: None,
+    }
+}
+
+fn sample(alloc_faults: u64, first_ns: f64, first_faults: u64) -> Sample {
+    Sample {
+        allocation: Some(phase(1.0, alloc_faults)),
+        first_pass: Some(phase(first_ns, first_faults)),
+        second_pass: Some(phase(2.0, 0)),
+        rss_kib: None,
+        anon_huge_pages_kib: None,
+        allocator_calls: None,
+    }
+}
+
+fn file(provenance: Provenance, modes: Vec<ModeResult>) -> RunFile {
+    RunFile {
+        schema_version: 1,
+        provenance,
+        machine: None,
+        experiments: vec![ExperimentRecord {
+            name: "first-touch".into(),
+            status: Status::Ok,
+            reason: None,
+            duration_s: None,
+            checks: vec![],
+            results: Some(Results::FirstTouch(FirstTouchResults {
+                requested_bytes: 4096 * 1000,
+                size_bytes: 4096 * 1000,
+                size_note: None,
+                stride_bytes: 4096,
+                pages: 1000,
+                repetitions: 3,
+                memory_before: None,
+                modes,
+            })),
+        }],
+    }
+}
+
+fn run() -> RunFile {
+    file(
+        Provenance::Collector {
+            collector_version: "0.1.0".into(),
+            run_id: "r-1".into(),
+            started_utc: "2026-11-30T08:00:00Z".into(),
+            finished_utc: None,
+            quick: true,
+            command: vec![],
+            interrupted: false,
+        },
+        vec![
+            ModeResult::from_samples(
+                Mode::Nohugepage,
+                vec![
+                    sample(0, 250.5, 1000),
+                    sample(0, 300.0, 1000),
+                    sample(0, 200.25, 1001),
+                ],
+            ),
+            ModeResult::from_samples(Mode::Hugepage, vec![sample(0, 12.0, 2), sample(0, 14.0, 2)]),
+            ModeResult::skipped(Mode::Populate, "no memory"),
+        ],
+    )
+}
+
+fn reference() -> RunFile {
+    let mut samples = vec![sample(0, 180.0, 0)];
+    samples[0].first_pass.as_mut().unwrap().minor_faults = None;
+    file(
+        Provenance::Reference {
+            source_id: "R1".into(),
+            name: "the reference laptop".into(),
+            conditions: "c".into(),
+            note: "n".into(),
+        },
+        vec![
+            ModeResult::from_samples(Mode::Nohugepage, samples),
+            ModeResult::from_samples(Mode::Calloc, vec![sample(0, 90.0, 0)]),
+        ],
+    )
+}
+
+fn value(spec: &ChartSpec, series: usize, key: &str) -> Option<f64> {
+    spec.series[series].at(key).and_then(|p| p.value)
+}
+
+#[test]
+fn ns_per_page_values_land_in_their_category_and_series() {
+    let (r, refr) = (run(), reference());
+    let spec = first_touch_ns_per_page(&r, Some(&refr));
+    let keys: Vec<&str> = spec.categories.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, ["nohugepage", "hugepage", "populate", "calloc"]);
+    assert_eq!(spec.series[0].name, "this run");
+    assert_eq!(spec.series[0].role, Role::Run);
+    assert_eq!(spec.series[1].name, "the reference laptop");
+    assert_eq!(spec.series[1].role, Role::Reference);
+    let p = spec.series[0].at("nohugepage").unwrap();
+    assert_eq!(
+        (p.value, p.min, p.max),
+        (Some(250.5), Some(200.25), Some(300.0))
+    );
+    assert_eq!(value(&spec, 0, "hugepage"), Some(13.0));
+    assert_eq!(value(&spec, 1, "nohugepage"), Some(180.0));
+    assert_eq!(value(&spec, 1, "calloc"), Some(90.0));
+}
+
+#[test]
+fn missing_modes_are_gaps_not_zeros() {
+    let (r, refr) = (run(), reference());
+    let spec = first_touch_ns_per_page(&r, Some(&refr));
+    // The run lacks calloc; the reference lacks hugepage; populate was skipped.
+    let gap = spec.series[0].at("calloc").unwrap();
+    assert_eq!(gap.value, None);
+    assert_eq!(gap.note.as_deref(), Some("not reported by this source"));
+    assert_eq!(value(&spec, 1, "hugepage"), None);
+    let skipped = spec.series[0].at("populate").unwrap();
+    assert_eq!(skipped.value, None);
+    assert!(skipped.note.as_deref().unwrap().contains("no memory"));
+    // Gaps draw no mark and read n/a in the table.
+    let svg = render_svg(&spec, &Palette::light(), 720, 0);
+    assert!(!svg.contains("data-category=\"calloc\" data-value=\"0\""));
+    assert_eq!(svg.matches("class=\"pw-mark\"").count(), 4);
+    assert!(table_html(&spec).contains("n/a (skipped: no memory)"));
+}
+
+#[test]
+fn without_reference_there_is_one_series() {
+    let spec = first_touch_ns_per_page(&run(), None);
+    assert_eq!(spec.series.len(), 1);
+    assert_eq!(spec.categories.len(), 3);
+}
+
+#[test]
+fn faults_per_phase_and_mode() {
+    let spec = first_touch_faults(&run());
+    let names: Vec<&str> = spec.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["allocation", "first pass", "second pass"]);
+    assert_eq!(value(&spec, 1, "nohugepage"), Some(1000.0));
+    assert_eq!(spec.series[1].at("nohugepage").unwrap().max, Some(1001.0));
+    assert_eq!(value(&spec, 1, "hugepage"), Some(2.0));
+    assert_eq!(value(&spec, 0, "hugepage"), Some(0.0));
+    assert_eq!(value(&spec, 2, "populate"), None);
+    // A reference that did not report faults leaves gaps.
+    let spec = first_touch_faults(&reference());
+    assert_eq!(value(&spec, 1, "nohugepage"), None);
+    assert_eq!(value(&spec, 1, "calloc"), Some(0.0));
+}
+
+#[test]
+fn registry_builds_by_name() {
+    let (r, refr) = (run(), reference());
+    let spec = build("first-touch-ns-per-page", &[&r, &refr]).unwrap();
+    assert_eq!(spec.series.len(), 2);
+    assert_eq!(
+        build("first-touch-faults", &[&r]).unwrap().id,
+        "first-touch-faults"
+    );
+    for name in CHART_NAMES {
+        assert_eq!(build(name, &[&r]).unwrap().id, *name);
+    }
+    assert!(matches!(
+        build("nope", &[&r]),
+        Err(BuildError::UnknownChart(_))
+    ));
+    assert!(matches!(
+        build("first-touch-faults", &[]),
+        Err(BuildError::NoRun(_))
+    ));
+}
+
+#[test]
+fn run_without_first_touch_gives_an_empty_chart_with_a_reason() {
+    let mut r = run();
+    r.experiments[0].status = Status::Skipped;
+    r.experiments[0].results = None;
+    r.experiments[0].reason = Some("not Linux".into());
+    let spec = first_touch_faults(&r);
+    assert!(spec.categories.is_empty());
+    assert!(spec.note.as_deref().unwrap().contains("not Linux"));
+    let svg = render_svg(&spec, &Palette::light(), 600, 0);
+    assert!(svg.contains("No data to draw"));
+    assert!(!svg.contains("class=\"pw-mark\""));
+}
+
+#[test]
+fn svg_has_one_mark_per_present_value_with_exact_value() {
+    let (r, refr) = (run(), reference());
+    let spec = first_touch_ns_per_page(&r, Some(&refr));
+    let svg = render_svg(&spec, &Palette::light(), 720, 0);
+    let present: usize = spec
+        .series
+        .iter()
+        .map(|s| s.points.iter().filter(|p| p.value.is_some()).count())
+        .sum();
+    assert_eq!(svg.matches("class=\"pw-mark\"").count(), present);
+    assert_eq!(svg.matches("tabindex=\"0\"").count(), present);
+    assert!(svg.contains(
+        "data-series=\"this run\" data-category=\"nohugepage\" data-value=\"250.5\" data-role=\"run\" tabindex=\"0\" \
+         aria-label=\"MADV_NOHUGEPAGE, this run: 250.5 ns per page (min 200.25, max 300, median of 3 repetitions)\""
+    ));
+    assert!(svg.contains(
+        "data-series=\"the reference laptop\" data-category=\"calloc\" data-value=\"90\""
+    ));
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(!svg.contains('\n'));
+}
+
+#[test]
+fn palette_colours_are_used() {
+    let spec = first_touch_faults(&run());
+    let mut pal = Palette::light();
+    pal.series = vec!["#aa0001".into(), "#aa0002".into(), "#aa0003".into()];
+    pal.bg = "#000011".into();
+    let svg = render_svg(&spec, &pal, 500, 0);
+    for c in ["#aa0001", "#aa0002", "#aa0003", "#000011"] {
+        assert!(svg.contains(c), "{c}");
+    }
+}
+
+#[test]
+fn table_has_every_value_caption_and_scopes() {
+    let (r, refr) = (run(), reference());
+    let spec = first_touch_ns_per_page(&r, Some(&refr));
+    let t = table_html(&spec);
+    assert!(
+        t.starts_with("<table class=\"pw-table\"><caption>First touch: nanoseconds per 4 KiB page")
+    );
+    assert!(t.contains("<th scope=\"col\">the reference laptop</th>"));
+    assert!(t.contains("<th scope=\"row\">MADV_NOHUGEPAGE</th><td>250.5 <span class=\"pw-range\">(200.25 – 300)</span></td><td>180</td>"));
+    assert!(
+        t.contains("<th scope=\"row\">vec![0u8; n]</th>")
+            || !spec.categories.iter().any(|c| c.key == "vec-macro")
+    );
+    assert!(t.contains("<td>90</td>"));
+    assert_eq!(
+        t.matches("<th scope=\"row\">").count(),
+        spec.categories.len()
+    );
+}
+
+#[test]
+fn linear_and_log_ticks() {
+    assert_eq!(
+        linear_ticks(0.0, 300.0, 5.0),
+        vec![0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0]
+    );
+    assert_eq!(
+        log_ticks(1.0, 1e6),
+        vec![1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]
+    );
+    assert_eq!(log_ticks(1e-2, 1e1), vec![0.01, 0.1, 1.0, 10.0]);
+    assert_eq!(log_ticks(1.0, 1e12).len(), 7);
+    let axis = Axis::log("size", "bytes");
+    let s = ValueScale::fit(&axis, &[3.0, 4500.0, 0.0, -1.0], false, 0.0, 400.0);
+    assert_eq!((s.lo, s.hi), (1.0, 1e4));
+    assert_eq!(s.map(1.0), 0.0);
+    assert_eq!(s.map(100.0), 200.0);
+    assert!(!s.places(0.0));
+    assert_eq!(tick_label(1e6, true), "1M");
+    assert_eq!(tick_label(4096.0, true), "4,096");
+    assert_eq!(tick_label(262144.0, false), "262,144");
+    assert_eq!(tick_label(0.5, false), "0.5");
+    let s = ValueScale::fit(&Axis::linear("ns", "ns"), &[12.0, 287.0], true, 0.0, 100.0);
+    assert_eq!((s.lo, s.hi), (0.0, 300.0));
+}
+
+#[test]
+fn log_log_lines_render_marks_and_break_at_gaps() {
+    let spec = ChartSpec {
+        id: "staircase".into(),
+        title: "Latency by working set".into(),
+        description: String::new(),
+        kind: ChartKind::Lines,
+        x: Axis::log("working set", "bytes"),
+        y: Axis::log("latency", "ns"),
+        categories: vec![],
+        series: vec![Series {
+            name: "this run".into(),
+            role: Role::Run,
+            points: vec![
+                Point::xy(4096.0, Some(1.5)),
+                Point::xy(65536.0, Some(4.0)),
+                Point::xy(1048576.0, None),
+                Point::xy(16777216.0, Some(80.0)),
+                Point::xy(1e9, Some(0.0)),
+            ],
+        }],
+        note: None,
+    };
+    let svg = render_svg(&spec, &Palette::light(), 640, 0);
+    assert_eq!(
+        svg.matches("class=\"pw-mark\"").count(),
+        3,
+        "gap and unplaceable zero draw no mark"
+    );
+    assert!(svg.contains("data-category=\"65536\" data-value=\"4\""));
+    assert!(svg.contains(">1M</text>") && svg.contains(">100</text>"));
+    // The gap breaks the line: two sub-paths.
+    let d = svg
+        .split("<path d=\"")
+        .filter(|p| p.starts_with('M') && p.contains("stroke-width=\"2\""))
+        .count();
+    assert_eq!(d, 1);
+    assert!(svg.contains("L") && svg.matches("stroke-width=\"2\"").count() == 1);
+    let table = table_html(&spec);
+    assert!(table.contains("<span title=\"65536\">65,536</span>"));
+}
+
+#[test]
+fn spec_round_trips_and_figure_html_is_one_block() {
+    let (r, refr) = (run(), reference());
+    let mut spec = first_touch_ns_per_page(&r, Some(&refr));
+    spec.note = Some("a </script><!-- trick".into());
+    let html = figure_html(
+        "first-touch-ns-per-page",
+        &spec,
+        "Cost of first touch <by mode>",
+    );
+    assert!(html.starts_with(
+        "<figure class=\"pw-chart\" id=\"chart-first-touch-ns-per-page\" data-chart=\"first-touch-ns-per-page\">\n\
+         <div class=\"pw-chart-plot\" role=\"img\" aria-label=\"First touch: nanoseconds per 4 KiB page: first-pass"
+    ));
+    assert!(html.ends_with("</script>\n</figure>"));
+    assert!(
+        !html.contains("\n\n"),
+        "a blank line would end the Markdown HTML block"
+    );
+    assert!(html.contains("<figcaption>Cost of first touch &lt;by mode&gt;</figcaption>"));
+    assert!(html.contains("<div class=\"pw-tooltip\" role=\"status\" aria-live=\"polite\"></div>"));
+    assert!(html.contains("<details class=\"pw-chart-data\"><summary>Data table</summary><table"));
+    let start = html.find("class=\"pw-chart-spec\">").unwrap() + "class=\"pw-chart-spec\">".len();
+    let json = &html[start..html.rfind("</script>").unwrap()];
+    assert!(!json.contains("</") && !json.contains("<!--"));
+    assert_eq!(ChartSpec::from_json(json).unwrap(), spec);
+    assert!(ChartSpec::from_json("{\"id\": 3}")
+        .unwrap_err()
+        .contains("not valid"));
+}

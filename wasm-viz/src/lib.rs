@@ -1,0 +1,259 @@
+//! Draws pagewalk's charts in the page.
+//!
+//! The book's HTML carries, for each `figure.pw-chart`, a static SVG (drawn
+//! at build time with the light palette) and the chart's spec as JSON.
+//! [`init`] redraws every chart with the current theme's colours using the
+//! same renderer as the build (`pagewalk_figures::render_svg`), wires hover
+//! and keyboard focus on the marks to the figure's tooltip, and redraws when
+//! the reader switches the mdBook theme (a class on `<html>`).
+//!
+//! Nothing here panics on bad input: a spec that does not parse leaves the
+//! static SVG in place, shows a message in the figure and logs a warning.
+
+use std::cell::RefCell;
+
+use pagewalk_figures::{esc, render_svg, ChartSpec, Palette, STATIC_WIDTH};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Document, Element, Event, MutationObserver, MutationObserverInit};
+
+struct Chart {
+    figure: Element,
+    spec: ChartSpec,
+}
+
+thread_local! {
+    static CHARTS: RefCell<Vec<Chart>> = const { RefCell::new(Vec::new()) };
+    static PALETTE: RefCell<Option<Palette>> = const { RefCell::new(None) };
+    static OBSERVER: RefCell<Option<MutationObserver>> = const { RefCell::new(None) };
+}
+
+fn warn(msg: &str) {
+    web_sys::console::warn_1(&JsValue::from_str(msg));
+}
+
+fn document() -> Option<Document> {
+    web_sys::window()?.document()
+}
+
+/// Finds every `figure.pw-chart` not yet set up, draws it with the theme's
+/// palette and wires its tooltip; installs the theme observer once.
+/// Returns how many charts were drawn. Safe to call again (new figures only).
+#[wasm_bindgen]
+pub fn init() -> u32 {
+    let Some(doc) = document() else {
+        warn("pagewalk-viz: no document");
+        return 0;
+    };
+    let Ok(list) = doc.query_selector_all("figure.pw-chart") else {
+        return 0;
+    };
+    let palette = current_palette(&doc);
+    let mut drawn = 0;
+    for i in 0..list.length() {
+        let Some(figure) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
+            continue;
+        };
+        if figure.has_attribute("data-pw-state") {
+            continue;
+        }
+        match read_spec(&figure) {
+            Ok(spec) => {
+                draw(&figure, &spec, &palette);
+                wire_tooltip(&figure);
+                CHARTS.with(|c| c.borrow_mut().push(Chart { figure, spec }));
+                drawn += 1;
+            }
+            Err(msg) => show_error(&figure, &msg),
+        }
+    }
+    PALETTE.with(|p| *p.borrow_mut() = Some(palette));
+    observe_theme(&doc);
+    drawn
+}
+
+fn read_spec(figure: &Element) -> Result<ChartSpec, String> {
+    let script = figure
+        .query_selector("script.pw-chart-spec")
+        .ok()
+        .flatten()
+        .ok_or("the figure has no script.pw-chart-spec")?;
+    let text = script.text_content().unwrap_or_default();
+    ChartSpec::from_json(&text)
+}
+
+fn show_error(figure: &Element, msg: &str) {
+    let id = figure.id();
+    warn(&format!("pagewalk-viz: chart #{id}: {msg}"));
+    let _ = figure.set_attribute("data-pw-state", "error");
+    let html = format!(
+        "<p class=\"pw-chart-error\" role=\"alert\">This chart could not be drawn interactively ({}); \
+         the static chart and the data table below still hold its numbers.</p>",
+        esc(msg)
+    );
+    let anchor = figure.query_selector(".pw-chart-plot").ok().flatten();
+    match anchor {
+        Some(plot) => {
+            let _ = plot.insert_adjacent_html("afterend", &html);
+        }
+        None => {
+            let _ = figure.insert_adjacent_html("afterbegin", &html);
+        }
+    }
+}
+
+/// The theme's palette from the CSS custom properties on `<html>`; a
+/// property the theme does not set keeps the light palette's colour.
+fn current_palette(doc: &Document) -> Palette {
+    let mut pal = Palette::light();
+    let style = doc
+        .document_element()
+        .and_then(|root| web_sys::window()?.get_computed_style(&root).ok().flatten());
+    let Some(style) = style else {
+        return pal;
+    };
+    let get = |name: &str| {
+        style
+            .get_property_value(name)
+            .ok()
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    for (i, slot) in pal.series.iter_mut().enumerate() {
+        if let Some(v) = get(&format!("--pw-series-{}", i + 1)) {
+            *slot = v;
+        }
+    }
+    for (name, slot) in [
+        ("--pw-axis", &mut pal.axis),
+        ("--pw-grid", &mut pal.grid),
+        ("--fg", &mut pal.fg),
+        ("--bg", &mut pal.bg),
+    ] {
+        if let Some(v) = get(name) {
+            *slot = v;
+        }
+    }
+    pal
+}
+
+fn draw(figure: &Element, spec: &ChartSpec, palette: &Palette) {
+    let Some(plot) = figure.query_selector(".pw-chart-plot").ok().flatten() else {
+        show_error(figure, "the figure has no .pw-chart-plot");
+        return;
+    };
+    let width = match plot.client_width() {
+        w if w >= 280 => w as u32,
+        _ => STATIC_WIDTH,
+    };
+    plot.set_inner_html(&render_svg(spec, palette, width, 0));
+    let _ = figure.set_attribute("data-pw-state", "ready");
+}
+
+/// Redraws every chart with the theme's palette, if it changed.
+fn redraw_all() {
+    let Some(doc) = document() else { return };
+    let palette = current_palette(&doc);
+    if PALETTE.with(|p| p.borrow().as_ref() != Some(&palette)) {
+        draw_all(palette);
+    }
+}
+
+fn draw_all(palette: Palette) {
+    CHARTS.with(|charts| {
+        for c in charts.borrow().iter() {
+            draw(&c.figure, &c.spec, &palette);
+        }
+    });
+    PALETTE.with(|p| *p.borrow_mut() = Some(palette));
+}
+
+/// Paper is white whatever the screen theme: print with the light palette.
+fn observe_print() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let before = Closure::<dyn FnMut()>::new(|| draw_all(Palette::light()));
+    let after = Closure::<dyn FnMut()>::new(redraw_all);
+    let _ = window.add_event_listener_with_callback("beforeprint", before.as_ref().unchecked_ref());
+    let _ = window.add_event_listener_with_callback("afterprint", after.as_ref().unchecked_ref());
+    before.forget();
+    after.forget();
+}
+
+/// mdBook switches themes by changing `<html>`'s class: redraw then.
+fn observe_theme(doc: &Document) {
+    if OBSERVER.with(|o| o.borrow().is_some()) {
+        return;
+    }
+    let Some(root) = doc.document_element() else {
+        return;
+    };
+    let callback = Closure::<dyn FnMut()>::new(redraw_all);
+    let Ok(observer) = MutationObserver::new(callback.as_ref().unchecked_ref()) else {
+        warn("pagewalk-viz: no MutationObserver; charts will not follow theme switches");
+        return;
+    };
+    callback.forget();
+    observe_print();
+    let options = MutationObserverInit::new();
+    options.set_attributes(true);
+    options.set_attribute_filter(&js_sys::Array::of1(&JsValue::from_str("class")));
+    if observer.observe_with_options(&root, &options).is_ok() {
+        OBSERVER.with(|o| *o.borrow_mut() = Some(observer));
+    }
+}
+
+/// The mark (element with `data-value`) an event happened on, if any.
+fn mark_of(event: &Event) -> Option<Element> {
+    let target: Element = event.target()?.dyn_into().ok()?;
+    target.closest(".pw-mark[data-value]").ok().flatten()
+}
+
+/// Hover and focus on a mark show its label (exact value and unit) in the
+/// figure's `.pw-tooltip` (a `role="status"` live region, so screen
+/// readers hear it too). Listeners sit on the plot container, so they
+/// survive redraws.
+fn wire_tooltip(figure: &Element) {
+    let Some(plot) = figure.query_selector(".pw-chart-plot").ok().flatten() else {
+        return;
+    };
+    let fig = figure.clone();
+    let show = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        if let Some(mark) = mark_of(&event) {
+            show_tooltip(&fig, &mark);
+        }
+    });
+    let fig = figure.clone();
+    let hide = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        if let Some(mark) = mark_of(&event) {
+            let _ = mark.class_list().remove_1("pw-active");
+        }
+        if let Some(tip) = fig.query_selector(".pw-tooltip").ok().flatten() {
+            let _ = tip.class_list().remove_1("pw-visible");
+        }
+    });
+    for name in ["mouseover", "focusin"] {
+        let _ = plot.add_event_listener_with_callback(name, show.as_ref().unchecked_ref());
+    }
+    for name in ["mouseout", "focusout"] {
+        let _ = plot.add_event_listener_with_callback(name, hide.as_ref().unchecked_ref());
+    }
+    show.forget();
+    hide.forget();
+}
+
+fn show_tooltip(figure: &Element, mark: &Element) {
+    let Some(tip) = figure.query_selector(".pw-tooltip").ok().flatten() else {
+        return;
+    };
+    let label = mark.get_attribute("aria-label").unwrap_or_default();
+    tip.set_text_content(Some(&label));
+    let m = mark.get_bounding_client_rect();
+    let f = figure.get_bounding_client_rect();
+    let left = (m.x() + m.width() / 2.0 - f.x()).clamp(0.0, f.width().max(0.0));
+    let top = m.y() - f.y();
+    let _ = tip.set_attribute("style", &format!("left:{left:.0}px;top:{top:.0}px"));
+    let _ = tip.class_list().add_1("pw-visible");
+    let _ = mark.class_list().add_1("pw-active");
+}
