@@ -267,7 +267,8 @@ pub struct PhaseSample {
     pub wall_ns: f64,
     /// `wall_ns / pages`, the study's headline unit.
     pub ns_per_page: f64,
-    /// `ru_minflt` delta (per process). `None` where a source did not report it.
+    /// `ru_minflt` delta of the measuring thread (`RUSAGE_THREAD`, so no
+    /// helper thread pollutes it). `None` where a source did not report it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minor_faults: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -331,7 +332,9 @@ impl ModeResult {
 
 fn summarize_phase(samples: &[Sample], phase: Phase) -> Option<PhaseSummary> {
     let phases: Vec<&PhaseSample> = samples.iter().filter_map(|s| s.phase(phase)).collect();
-    let pick = |f: &dyn Fn(&PhaseSample) -> f64| Summary::of(&phases.iter().map(|p| f(p)).collect::<Vec<_>>());
+    let pick = |f: &dyn Fn(&PhaseSample) -> f64| {
+        Summary::of(&phases.iter().map(|p| f(p)).collect::<Vec<_>>())
+    };
     let faults: Option<Vec<f64>> = phases
         .iter()
         .map(|p| p.minor_faults.map(|f| f as f64))
@@ -377,7 +380,10 @@ mod tests {
             anon_huge_pages_kib: Some(2048),
             allocator_calls: None,
         };
-        let r = ModeResult::from_samples(Mode::Default, vec![s(40.0, Some(4)), s(80.0, Some(4)), s(60.0, Some(5))]);
+        let r = ModeResult::from_samples(
+            Mode::Default,
+            vec![s(40.0, Some(4)), s(80.0, Some(4)), s(60.0, Some(5))],
+        );
         let fp = r.summary.first_pass.as_ref().unwrap();
         assert_eq!(fp.wall_ns.median, 60.0);
         assert_eq!(fp.ns_per_page.max, 20.0);
@@ -409,7 +415,19 @@ mod tests {
             buddyinfo: vec![BuddyZone {
                 node: 0,
                 zone: "Normal".into(),
-                free_blocks: vec![Some(100), Some(0), None, None, None, None, None, None, None, Some(2), Some(3)],
+                free_blocks: vec![
+                    Some(100),
+                    Some(0),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    Some(2),
+                    Some(3),
+                ],
             }],
         };
         assert_eq!(snap.free_blocks_at_least(9), 5);

@@ -50,12 +50,18 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         serde_json::from_str(text).map_err(|e| err(None, format!("not valid JSON: {e}")))?;
     // The version decides how to read the rest, so check it before anything
     // else: a newer file must say "newer", not "unknown field".
-    let version = value
-        .get("schema_version")
-        .ok_or_else(|| err(Some("schema_version".into()), "missing (is this a pagewalk data file?)".into()))?;
-    let version = version
-        .as_u64()
-        .ok_or_else(|| err(Some("schema_version".into()), format!("expected a whole number, found {version}")))?;
+    let version = value.get("schema_version").ok_or_else(|| {
+        err(
+            Some("schema_version".into()),
+            "missing (is this a pagewalk data file?)".into(),
+        )
+    })?;
+    let version = version.as_u64().ok_or_else(|| {
+        err(
+            Some("schema_version".into()),
+            format!("expected a whole number, found {version}"),
+        )
+    })?;
     if version > SCHEMA_VERSION as u64 {
         return Err(err(
             Some("schema_version".into()),
@@ -65,7 +71,10 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         ));
     }
     if version == 0 {
-        return Err(err(Some("schema_version".into()), "0 is not a schema version".into()));
+        return Err(err(
+            Some("schema_version".into()),
+            "0 is not a schema version".into(),
+        ));
     }
     let run: RunFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
@@ -82,10 +91,16 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         let at = |f: &str| format!("experiments[{i}].{f}");
         match e.status {
             Status::Ok if e.results.is_none() => {
-                return Err((at("results"), format!("missing for `{}` with status ok", e.name)))
+                return Err((
+                    at("results"),
+                    format!("missing for `{}` with status ok", e.name),
+                ))
             }
             Status::Skipped | Status::Failed if e.reason.as_deref().unwrap_or("").is_empty() => {
-                return Err((at("reason"), format!("required when status is {:?}", e.status).to_lowercase()))
+                return Err((
+                    at("reason"),
+                    format!("required when status is {:?}", e.status).to_lowercase(),
+                ))
             }
             _ => {}
         }
@@ -100,7 +115,10 @@ fn expect_name(e: &ExperimentRecord, name: &str) -> Result<(), String> {
     if e.name == name {
         Ok(())
     } else {
-        Err(format!("is `{}` but its results are {name} results", e.name))
+        Err(format!(
+            "is `{}` but its results are {name} results",
+            e.name
+        ))
     }
 }
 
@@ -133,7 +151,9 @@ mod tests {
         let e = error(&GOOD.replace("\"schema_version\": 1", "\"schema_version\": 99"));
         assert_eq!(e.field.as_deref(), Some("schema_version"));
         assert!(e.message.contains("newer"), "{e}");
-        assert!(e.to_string().starts_with("data/x.json: field `schema_version`"));
+        assert!(e
+            .to_string()
+            .starts_with("data/x.json: field `schema_version`"));
     }
 
     #[test]

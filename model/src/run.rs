@@ -67,7 +67,11 @@ impl RunFile {
 
     /// The first-touch results, if that experiment ran and succeeded.
     pub fn first_touch(&self) -> Option<&FirstTouchResults> {
-        match self.experiment(crate::first_touch::EXPERIMENT)?.results.as_ref()? {
+        match self
+            .experiment(crate::first_touch::EXPERIMENT)?
+            .results
+            .as_ref()?
+        {
             Results::FirstTouch(ft) => Some(ft),
         }
     }

@@ -24,9 +24,16 @@ pub fn build(data: &DataSet) -> Value {
 
 fn run_info(run: &RunFile, own: bool) -> Value {
     let (id, date, quick) = match &run.provenance {
-        Provenance::Collector { run_id, started_utc, quick, .. } => {
-            (run_id.clone(), started_utc.get(..10).unwrap_or(started_utc).to_string(), *quick)
-        }
+        Provenance::Collector {
+            run_id,
+            started_utc,
+            quick,
+            ..
+        } => (
+            run_id.clone(),
+            started_utc.get(..10).unwrap_or(started_utc).to_string(),
+            *quick,
+        ),
         Provenance::Reference { name, .. } => (name.clone(), String::new(), false),
     };
     json!({
@@ -63,7 +70,12 @@ fn first_touch(run: &RunFile) -> Value {
     };
     let modes: serde_json::Map<String, Value> = Mode::ALL
         .iter()
-        .map(|&m| (m.name().replace('-', "_"), ft.mode(m).map_or(Value::Null, |r| mode(ft, r))))
+        .map(|&m| {
+            (
+                m.name().replace('-', "_"),
+                ft.mode(m).map_or(Value::Null, |r| mode(ft, r)),
+            )
+        })
         .collect();
     let failed: Vec<Value> = record
         .failed_checks()
@@ -154,5 +166,7 @@ fn phase(p: &PhaseSummary) -> Value {
 
 /// Strings from data files land in Markdown and HTML: keep them inert.
 fn text(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }

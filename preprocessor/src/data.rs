@@ -81,7 +81,11 @@ fn load_strict(dir: &Path, reference: bool) -> Result<Vec<RunFile>> {
 /// The run that started last (RFC 3339 UTC strings sort by time).
 fn newest(runs: Vec<RunFile>) -> Option<RunFile> {
     runs.into_iter().max_by_key(|r| match &r.provenance {
-        Provenance::Collector { started_utc, run_id, .. } => (started_utc.clone(), run_id.clone()),
+        Provenance::Collector {
+            started_utc,
+            run_id,
+            ..
+        } => (started_utc.clone(), run_id.clone()),
         Provenance::Reference { .. } => (String::new(), String::new()),
     })
 }

@@ -22,26 +22,40 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     hb.register_helper("pct", Box::new(pct));
     hb.register_helper(
         "chart",
-        Box::new(move |h: &Helper, _: &Handlebars, _: &Context, _: &mut RenderContext, out: &mut dyn Output| -> HelperResult {
-            let name = h
-                .param(0)
-                .and_then(|p| p.value().as_str())
-                .ok_or_else(|| err("chart", "takes the chart's name as a string"))?;
-            let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
-            let html = chart_html(&data, name, caption).map_err(|e| err("chart", &e))?;
-            out.write(&html)?;
-            Ok(())
-        }),
+        Box::new(
+            move |h: &Helper,
+                  _: &Handlebars,
+                  _: &Context,
+                  _: &mut RenderContext,
+                  out: &mut dyn Output|
+                  -> HelperResult {
+                let name = h
+                    .param(0)
+                    .and_then(|p| p.value().as_str())
+                    .ok_or_else(|| err("chart", "takes the chart's name as a string"))?;
+                let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
+                let html = chart_html(&data, name, caption).map_err(|e| err("chart", &e))?;
+                out.write(&html)?;
+                Ok(())
+            },
+        ),
     );
 }
 
 /// The figure for chart `name`, built from the shown run and the
 /// references; the caption defaults to the chart's title.
 pub fn chart_html(data: &DataSet, name: &str, caption: Option<&str>) -> Result<String, String> {
-    let run = data.run.as_ref().ok_or("there is no run in data/ to chart")?;
+    let run = data
+        .run
+        .as_ref()
+        .ok_or("there is no run in data/ to chart")?;
     let runs: Vec<_> = std::iter::once(run).chain(&data.references).collect();
     let spec = pagewalk_figures::build(name, &runs).map_err(|e| e.to_string())?;
-    Ok(pagewalk_figures::figure_html(name, &spec, caption.unwrap_or(&spec.title)))
+    Ok(pagewalk_figures::figure_html(
+        name,
+        &spec,
+        caption.unwrap_or(&spec.title),
+    ))
 }
 
 fn err(helper: &str, msg: &str) -> RenderError {
@@ -61,7 +75,10 @@ fn number(h: &Helper, ctx: &Context, i: usize) -> Result<Option<f64>, RenderErro
         if passes_through_null(ctx.data(), path) {
             return Ok(None);
         }
-        return Err(err(name, &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)")));
+        return Err(err(
+            name,
+            &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)"),
+        ));
     }
     match p.value() {
         serde_json::Value::Null => Ok(None),
@@ -94,16 +111,34 @@ fn write_or_missing(out: &mut dyn Output, text: Option<String>) -> HelperResult 
     Ok(())
 }
 
-fn num(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+fn num(
+    h: &Helper,
+    _: &Handlebars,
+    ctx: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
     let decimals = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
     write_or_missing(out, number(h, ctx, 0)?.map(|x| format_num(x, decimals)))
 }
 
-fn dur(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+fn dur(
+    h: &Helper,
+    _: &Handlebars,
+    ctx: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
     write_or_missing(out, number(h, ctx, 0)?.map(format_dur))
 }
 
-fn ratio(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
+fn ratio(
+    h: &Helper,
+    _: &Handlebars,
+    ctx: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
     let r = match (number(h, ctx, 0)?, number(h, ctx, 1)?) {
         (Some(a), Some(b)) if b != 0.0 => Some(format_ratio(a / b)),
         _ => None,
@@ -111,14 +146,25 @@ fn ratio(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: 
     write_or_missing(out, r)
 }
 
-fn pct(h: &Helper, _: &Handlebars, ctx: &Context, _: &mut RenderContext, out: &mut dyn Output) -> HelperResult {
-    write_or_missing(out, number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, 0))))
+fn pct(
+    h: &Helper,
+    _: &Handlebars,
+    ctx: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    write_or_missing(
+        out,
+        number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, 0))),
+    )
 }
 
 /// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).
 pub fn format_num(x: f64, decimals: usize) -> String {
     let s = format!("{:.*}", decimals, x.abs());
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
     let mut grouped = String::new();
     for (i, c) in int.chars().enumerate() {
         if i > 0 && (int.len() - i) % 3 == 0 {
@@ -126,7 +172,11 @@ pub fn format_num(x: f64, decimals: usize) -> String {
         }
         grouped.push(c);
     }
-    let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') { "-" } else { "" };
+    let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        "-"
+    } else {
+        ""
+    };
     match frac {
         Some(f) => format!("{sign}{grouped}.{f}"),
         None => format!("{sign}{grouped}"),

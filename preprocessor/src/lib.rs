@@ -39,7 +39,10 @@ impl Preprocessor for Pagewalk {
         let mut failure = None;
         book.for_each_mut(|item| {
             if let BookItem::Chapter(ch) = item {
-                let name = ch.path.as_ref().map_or(ch.name.clone(), |p| p.display().to_string());
+                let name = ch
+                    .path
+                    .as_ref()
+                    .map_or(ch.name.clone(), |p| p.display().to_string());
                 match renderer.render(&name, &ch.content) {
                     Ok(text) => ch.content = text,
                     Err(e) => failure = failure.take().or(Some(e)),

@@ -14,7 +14,11 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("supports") {
         // Only the HTML renderer knows what to do with the chart markup.
         let html = args.get(1).map(String::as_str) == Some("html");
-        return if html { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        return if html {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
     }
     let result = mdbook_preprocessor::parse_input(io::stdin())
         .and_then(|(ctx, book)| Pagewalk.run(&ctx, book))

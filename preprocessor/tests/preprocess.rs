@@ -13,7 +13,11 @@ fn phase(wall_ms: f64, faults: u64, pages: u64) -> PhaseSample {
         ns_per_page: wall_ms * 1e6 / pages as f64,
         minor_faults: Some(faults),
         major_faults: Some(0),
-        thp: Some(ThpFaultCounters { thp_fault_alloc: 0, thp_fault_fallback: 0, thp_fault_fallback_charge: None }),
+        thp: Some(ThpFaultCounters {
+            thp_fault_alloc: 0,
+            thp_fault_fallback: 0,
+            thp_fault_fallback_charge: None,
+        }),
     }
 }
 
@@ -38,8 +42,14 @@ fn collector_run(started: &str, first_ms: f64) -> RunFile {
         repetitions: 1,
         memory_before: None,
         modes: vec![
-            ModeResult::from_samples(Mode::Nohugepage, vec![sample(phase(first_ms, pages, pages), 0)]),
-            ModeResult::from_samples(Mode::Hugepage, vec![sample(phase(first_ms / 4.0, 2, pages), 4096)]),
+            ModeResult::from_samples(
+                Mode::Nohugepage,
+                vec![sample(phase(first_ms, pages, pages), 0)],
+            ),
+            ModeResult::from_samples(
+                Mode::Hugepage,
+                vec![sample(phase(first_ms / 4.0, 2, pages), 4096)],
+            ),
             ModeResult::skipped(Mode::Populate, "not on this kernel"),
         ],
     };
@@ -60,7 +70,12 @@ fn collector_run(started: &str, first_ms: f64) -> RunFile {
             status: Status::Ok,
             reason: None,
             duration_s: Some(0.1),
-            checks: vec![Check::new("hugepage: AnonHugePages > 0", true, "> 0 kB", "4096 kB")],
+            checks: vec![Check::new(
+                "hugepage: AnonHugePages > 0",
+                true,
+                "> 0 kB",
+                "4096 kB",
+            )],
             results: Some(Results::FirstTouch(results)),
         }],
     }
@@ -76,36 +91,63 @@ fn write_run(dir: &Path, sub: &str, name: &str, run: &RunFile) {
 }
 
 fn reference() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/reference/r1-first-touch.json")).unwrap()
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/reference/r1-first-touch.json"),
+    )
+    .unwrap()
 }
 
 /// example run + R1 + the given reader runs.
 fn data_dir(own: &[(&str, f64)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    write_run(dir.path(), "example", "example.json", &collector_run("2026-01-01T00:00:00Z", 1.0));
+    write_run(
+        dir.path(),
+        "example",
+        "example.json",
+        &collector_run("2026-01-01T00:00:00Z", 1.0),
+    );
     write(dir.path(), "reference", "r1.json", &reference());
     for (started, ms) in own {
-        write_run(dir.path(), "runs", &format!("{started}.json"), &collector_run(started, *ms));
+        write_run(
+            dir.path(),
+            "runs",
+            &format!("{started}.json"),
+            &collector_run(started, *ms),
+        );
     }
     dir
 }
 
 fn render(dir: &Path, template: &str) -> Result<String, String> {
     let data = DataSet::load(dir).map_err(|e| e.to_string())?;
-    Renderer::new(Arc::new(data)).render("test.md", template).map_err(|e| e.to_string())
+    Renderer::new(Arc::new(data))
+        .render("test.md", template)
+        .map_err(|e| e.to_string())
 }
 
 #[test]
 fn example_run_is_shown_when_the_reader_has_none() {
     let dir = data_dir(&[]);
-    let out = render(dir.path(), "{{run.kind}} {{run.own}} {{num ft.modes.nohugepage.first.ns}}").unwrap();
+    let out = render(
+        dir.path(),
+        "{{run.kind}} {{run.own}} {{num ft.modes.nohugepage.first.ns}}",
+    )
+    .unwrap();
     assert_eq!(out, "the example machine false 977");
 }
 
 #[test]
 fn newest_own_run_wins() {
-    let dir = data_dir(&[("2026-05-01T00:00:00Z", 2.0), ("2026-06-01T00:00:00Z", 3.0), ("2026-04-01T00:00:00Z", 5.0)]);
-    let out = render(dir.path(), "{{run.kind}}: {{run.date}} {{dur ft.modes.nohugepage.first.wall_ns}}").unwrap();
+    let dir = data_dir(&[
+        ("2026-05-01T00:00:00Z", 2.0),
+        ("2026-06-01T00:00:00Z", 3.0),
+        ("2026-04-01T00:00:00Z", 5.0),
+    ]);
+    let out = render(
+        dir.path(),
+        "{{run.kind}}: {{run.date}} {{dur ft.modes.nohugepage.first.wall_ns}}",
+    )
+    .unwrap();
     assert_eq!(out, "your machine: 2026-06-01 3.0 ms");
 }
 
@@ -119,7 +161,10 @@ fn malformed_reader_file_is_named_and_passed_over() {
     let data = DataSet::load(dir.path()).unwrap();
     assert_eq!(data.warnings.len(), 1, "{:?}", data.warnings);
     let w = &data.warnings[0];
-    assert!(w.contains("zz-bad.json") && w.contains("experiments[0].results.first-touch.pages"), "{w}");
+    assert!(
+        w.contains("zz-bad.json") && w.contains("experiments[0].results.first-touch.pages"),
+        "{w}"
+    );
     // The good, older run is shown instead.
     assert!(data.own);
 }
@@ -129,19 +174,34 @@ fn newer_schema_reader_file_says_so() {
     let dir = data_dir(&[]);
     let newer = serde_json::to_string(&collector_run("2026-07-01T00:00:00Z", 9.0))
         .unwrap()
-        .replace(&format!("\"schema_version\":{SCHEMA_VERSION}"), "\"schema_version\":999");
+        .replace(
+            &format!("\"schema_version\":{SCHEMA_VERSION}"),
+            "\"schema_version\":999",
+        );
     write(dir.path(), "runs", "newer.json", &newer);
     let data = DataSet::load(dir.path()).unwrap();
     assert!(!data.own);
-    assert!(data.warnings[0].contains("newer.json: field `schema_version`"), "{:?}", data.warnings);
+    assert!(
+        data.warnings[0].contains("newer.json: field `schema_version`"),
+        "{:?}",
+        data.warnings
+    );
 }
 
 #[test]
 fn malformed_committed_file_fails_the_build_naming_file_and_field() {
     let dir = data_dir(&[]);
-    write(dir.path(), "reference", "broken.json", &reference().replace("\"stride_bytes\": 4096", "\"stride_bytes\": -1"));
+    write(
+        dir.path(),
+        "reference",
+        "broken.json",
+        &reference().replace("\"stride_bytes\": 4096", "\"stride_bytes\": -1"),
+    );
     let e = DataSet::load(dir.path()).unwrap_err().to_string();
-    assert!(e.contains("broken.json") && e.contains("stride_bytes"), "{e}");
+    assert!(
+        e.contains("broken.json") && e.contains("stride_bytes"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -161,22 +221,38 @@ fn conditional_prose_follows_the_numbers() {
     let t = "{{#if (gt ft.modes.hugepage.first.ns ft.modes.nohugepage.first.ns)}}slower{{else}}faster{{/if}}";
     assert_eq!(render(data_dir(&[]).path(), t).unwrap(), "faster");
     let t = "{{#if ft.modes.populate.skipped}}skipped: {{ft.modes.populate.skipped}}{{/if}} {{num ft.modes.calloc.first.ns}}";
-    assert_eq!(render(data_dir(&[]).path(), t).unwrap(), "skipped: not on this kernel n/a");
+    assert_eq!(
+        render(data_dir(&[]).path(), t).unwrap(),
+        "skipped: not on this kernel n/a"
+    );
 }
 
 #[test]
 fn a_typo_in_a_template_fails_the_build() {
     let e = render(data_dir(&[]).path(), "{{num ft.modes.nohugepage.frist.ns}}").unwrap_err();
-    assert!(e.contains("test.md") && e.contains("not in the context"), "{e}");
+    assert!(
+        e.contains("test.md") && e.contains("not in the context"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_chart_embeds_spec_fallback_svg_and_table() {
-    let out = render(data_dir(&[]).path(), "{{chart \"first-touch-ns-per-page\"}}").unwrap();
-    assert!(out.contains("data-chart=\"first-touch-ns-per-page\""), "{out}");
+    let out = render(
+        data_dir(&[]).path(),
+        "{{chart \"first-touch-ns-per-page\"}}",
+    )
+    .unwrap();
+    assert!(
+        out.contains("data-chart=\"first-touch-ns-per-page\""),
+        "{out}"
+    );
     assert!(out.contains("<svg") && out.contains("<table"), "{out}");
     assert!(out.contains("class=\"pw-chart-spec\""));
-    assert!(!out.contains("\n\n"), "a blank line would end the raw HTML block");
+    assert!(
+        !out.contains("\n\n"),
+        "a blank line would end the raw HTML block"
+    );
     let e = render(data_dir(&[]).path(), "{{chart \"no-such-chart\"}}").unwrap_err();
     assert!(e.contains("no-such-chart"), "{e}");
 }
