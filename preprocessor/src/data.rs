@@ -52,10 +52,12 @@ impl DataSet {
         })
     }
 
-    /// The reference with this source id (e.g. `R1`).
-    pub fn reference(&self, source_id: &str) -> Option<&RunFile> {
+    /// The reference file of `source_id` (e.g. `R1`) that reports
+    /// `experiment`: a source's labs may be spread over several files.
+    pub fn reference_with(&self, source_id: &str, experiment: &str) -> Option<&RunFile> {
         self.references.iter().find(|r| {
             matches!(&r.provenance, Provenance::Reference { source_id: id, .. } if id == source_id)
+                && r.experiment(experiment).is_some()
         })
     }
 }

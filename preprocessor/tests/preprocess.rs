@@ -209,8 +209,8 @@ fn reference_figures_sit_beside_the_run() {
     let dir = data_dir(&[]);
     let out = render(
         dir.path(),
-        "{{num r1.pages}} {{num r1.modes.nohugepage.first.ns}} {{ratio r1.modes.nohugepage.first.ns r1.modes.nohugepage.second.ns}} \
-         {{num r1.modes.default.thp_alloc}}+{{num r1.modes.default.thp_fallback}} {{num r1.before.free_huge_blocks}}",
+        "{{num r1.ft.pages}} {{num r1.ft.modes.nohugepage.first.ns}} {{ratio r1.ft.modes.nohugepage.first.ns r1.ft.modes.nohugepage.second.ns}} \
+         {{num r1.ft.modes.default.thp_alloc}}+{{num r1.ft.modes.default.thp_fallback}} {{num r1.ft.before.free_huge_blocks}}",
     )
     .unwrap();
     assert_eq!(out, "262,144 1,119 68× 1+510 2");

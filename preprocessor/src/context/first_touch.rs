@@ -1,67 +1,14 @@
-//! The template context: the numbers chapters may cite, flattened into the
-//! shape documented in `TEMPLATES.md`.
-//!
-//! Every documented key is present, `null` when the run lacks the value, so
-//! the helpers can tell a typo (a missing key: build error) from an honest
-//! gap (null: rendered as "n/a").
+//! `ft` (and `r1.ft`): the first-touch study.
 
 use pagewalk_model::{
-    FirstTouchResults, MachineContext, Mode, ModeResult, Phase, PhaseSummary, Provenance, RunFile,
-    Status, Summary,
+    FirstTouchResults, Mode, ModeResult, Phase, PhaseSummary, RunFile, Status, Summary,
 };
 use serde_json::{json, Value};
 
-use crate::DataSet;
-
-pub fn build(data: &DataSet) -> Value {
-    let run = data.run.as_ref();
-    json!({
-        "run": run.map(|r| run_info(r, data.own)),
-        "ft": run.map_or(Value::Null, first_touch),
-        "r1": data.reference("R1").map_or(Value::Null, first_touch),
-    })
-}
-
-fn run_info(run: &RunFile, own: bool) -> Value {
-    let (id, date, quick) = match &run.provenance {
-        Provenance::Collector {
-            run_id,
-            started_utc,
-            quick,
-            ..
-        } => (
-            run_id.clone(),
-            started_utc.get(..10).unwrap_or(started_utc).to_string(),
-            *quick,
-        ),
-        Provenance::Reference { name, .. } => (name.clone(), String::new(), false),
-    };
-    json!({
-        "kind": if own { "your machine" } else { "the example machine" },
-        "own": own,
-        "id": text(&id),
-        "date": date,
-        "quick": quick,
-        "machine": run.machine.as_ref().map(machine),
-    })
-}
-
-fn machine(m: &MachineContext) -> Value {
-    json!({
-        "cpu": text(&m.cpu.model_name),
-        "logical_cpus": m.cpu.logical_cpus,
-        "kernel": text(&m.kernel_release),
-        "vm": m.virtualization.hypervisor_bit,
-        "hypervisor": m.virtualization.hypervisor_vendor.as_deref().map(text),
-        "thp_enabled": m.thp.enabled.as_deref().map(text),
-        "thp_defrag": m.thp.defrag.as_deref().map(text),
-        "pmu": m.pmu.hardware_counters,
-        "mem_total_mib": m.memory.mem_total_kib / 1024,
-    })
-}
+use super::text;
 
 /// The first-touch view of a run; `null` when it has no such experiment.
-fn first_touch(run: &RunFile) -> Value {
+pub fn view(run: &RunFile) -> Value {
     let Some(record) = run.experiment(pagewalk_model::first_touch::EXPERIMENT) else {
         return Value::Null;
     };
@@ -162,11 +109,4 @@ fn phase(p: &PhaseSummary) -> Value {
         "ns_max": p.ns_per_page.max,
         "faults": p.minor_faults.map(|f| f.median),
     })
-}
-
-/// Strings from data files land in Markdown and HTML: keep them inert.
-fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

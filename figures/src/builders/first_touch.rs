@@ -1,72 +1,9 @@
-//! Chart specs built from run files: the only place that decides what a
-//! chart shows. The preprocessor calls [`build`] by chart name.
+//! First-touch charts: first-pass cost by mode, and where the faults land.
 
-use std::fmt;
+use pagewalk_model::{FirstTouchResults, Mode, Phase, PhaseSummary, RunFile, Summary};
 
-use pagewalk_model::{FirstTouchResults, Mode, Phase, PhaseSummary, Provenance, RunFile, Summary};
-
-use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Series};
-
-/// Every chart name [`build`] knows, as used in `{{chart "NAME"}}`.
-pub const CHART_NAMES: &[&str] = &["first-touch-ns-per-page", "first-touch-faults"];
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BuildError {
-    UnknownChart(String),
-    /// The chart needs a run and none was given.
-    NoRun(String),
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::UnknownChart(name) => write!(
-                f,
-                "unknown chart `{name}` (known: {})",
-                CHART_NAMES.join(", ")
-            ),
-            BuildError::NoRun(name) => {
-                write!(f, "chart `{name}` needs a run file and none was given")
-            }
-        }
-    }
-}
-
-impl std::error::Error for BuildError {}
-
-/// Builds the chart `name`. `runs[0]` is the run the chapter shows (the
-/// reader's own or the example run); the first reference file among the
-/// rest, if any, is the published comparison.
-pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
-    let run = || {
-        runs.first()
-            .copied()
-            .ok_or_else(|| BuildError::NoRun(name.to_string()))
-    };
-    let reference = runs.iter().skip(1).copied().find(|r| r.is_reference());
-    match name {
-        "first-touch-ns-per-page" => Ok(first_touch_ns_per_page(run()?, reference)),
-        "first-touch-faults" => Ok(first_touch_faults(run()?)),
-        _ => Err(BuildError::UnknownChart(name.to_string())),
-    }
-}
-
-/// How a source is named in a legend: "this run" for a collector run, the
-/// source's own name for published figures.
-pub fn series_name(run: &RunFile) -> String {
-    match &run.provenance {
-        Provenance::Collector { .. } => "this run".to_string(),
-        Provenance::Reference { name, .. } => name.clone(),
-    }
-}
-
-fn role(run: &RunFile) -> Role {
-    if run.is_reference() {
-        Role::Reference
-    } else {
-        Role::Run
-    }
-}
+use super::{role, series_name, summary_point};
+use crate::spec::{Axis, Category, ChartKind, ChartSpec, Series};
 
 /// Why a source has no first-touch numbers at all, if it has none.
 fn missing_reason(run: &RunFile) -> Option<String> {
@@ -92,24 +29,6 @@ fn category(mode: Mode) -> Category {
     Category {
         key: mode.name().to_string(),
         label: mode.code().to_string(),
-    }
-}
-
-/// A point from a summary: the median with min/max whiskers.
-fn summary_point(key: &str, s: Option<&Summary>, gap_note: impl FnOnce() -> String) -> Point {
-    match s {
-        // A single measurement (published figures) has no spread to show.
-        Some(s) if s.n <= 1 => Point::bar(key, Some(s.median)),
-        Some(s) => Point {
-            min: Some(s.min),
-            max: Some(s.max),
-            note: Some(format!("median of {} repetitions", s.n)),
-            ..Point::bar(key, Some(s.median))
-        },
-        None => Point {
-            note: Some(gap_note()),
-            ..Point::bar(key, None)
-        },
     }
 }
 

@@ -1,0 +1,108 @@
+//! Chart specs built from run files: the only place that decides what a
+//! chart shows. The preprocessor (and the page, for files a reader loads)
+//! calls [`build`] by chart name; each experiment's charts live in their own
+//! module.
+
+use std::fmt;
+
+use pagewalk_model::{Provenance, RunFile, Summary};
+
+use crate::spec::{ChartSpec, Point, Role};
+
+mod first_touch;
+
+pub use first_touch::{first_touch_faults, first_touch_ns_per_page};
+
+/// Every chart name [`build`] knows, as used in `{{chart "NAME"}}`.
+pub const CHART_NAMES: &[&str] = &["first-touch-ns-per-page", "first-touch-faults"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    UnknownChart(String),
+    /// The chart needs a run and none was given.
+    NoRun(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::UnknownChart(name) => write!(
+                f,
+                "unknown chart `{name}` (known: {})",
+                CHART_NAMES.join(", ")
+            ),
+            BuildError::NoRun(name) => {
+                write!(f, "chart `{name}` needs a run file and none was given")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Builds the chart `name`. `runs[0]` is the run the chapter shows (the
+/// reader's own or the example run); the rest are published references,
+/// and each chart picks the one that reports its experiment.
+pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
+    let run = || {
+        runs.first()
+            .copied()
+            .ok_or_else(|| BuildError::NoRun(name.to_string()))
+    };
+    let references = runs.get(1..).unwrap_or_default();
+    match name {
+        "first-touch-ns-per-page" => Ok(first_touch_ns_per_page(
+            run()?,
+            reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
+        )),
+        "first-touch-faults" => Ok(first_touch_faults(run()?)),
+        _ => Err(BuildError::UnknownChart(name.to_string())),
+    }
+}
+
+/// The first reference file that reports `experiment`.
+pub fn reference_for<'a>(references: &[&'a RunFile], experiment: &str) -> Option<&'a RunFile> {
+    references
+        .iter()
+        .copied()
+        .find(|r| r.is_reference() && r.experiment(experiment).is_some())
+}
+
+/// How a source is named in a legend: "this run" for a collector run, the
+/// source's own name for published figures.
+pub fn series_name(run: &RunFile) -> String {
+    match &run.provenance {
+        Provenance::Collector { .. } => "this run".to_string(),
+        Provenance::Reference { name, .. } => name.clone(),
+    }
+}
+
+pub(crate) fn role(run: &RunFile) -> Role {
+    if run.is_reference() {
+        Role::Reference
+    } else {
+        Role::Run
+    }
+}
+
+/// A point from a summary: the median with min/max whiskers.
+pub(crate) fn summary_point(
+    key: &str,
+    s: Option<&Summary>,
+    gap_note: impl FnOnce() -> String,
+) -> Point {
+    match s {
+        // A single measurement (published figures) has no spread to show.
+        Some(s) if s.n <= 1 => Point::bar(key, Some(s.median)),
+        Some(s) => Point {
+            min: Some(s.min),
+            max: Some(s.max),
+            note: Some(format!("median of {} repetitions", s.n)),
+            ..Point::bar(key, Some(s.median))
+        },
+        None => Point {
+            note: Some(gap_note()),
+            ..Point::bar(key, None)
+        },
+    }
+}
