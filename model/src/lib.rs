@@ -14,12 +14,14 @@ pub mod load;
 pub mod machine;
 pub mod run;
 pub mod stats;
+pub mod translation;
 
 pub use first_touch::*;
 pub use load::{parse_run, read_run, ModelError};
 pub use machine::*;
 pub use run::*;
 pub use stats::Summary;
+pub use translation::*;
 
 /// The schema version this build writes and the newest it can read.
 ///

@@ -107,6 +107,15 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         if let Some(Results::FirstTouch(_)) = &e.results {
             expect_name(e, crate::first_touch::EXPERIMENT).map_err(|m| (at("name"), m))?;
         }
+        let translation = match &e.results {
+            Some(Results::Staircase(_)) => Some(crate::translation::STAIRCASE),
+            Some(Results::TlbReach(_)) => Some(crate::translation::TLB_REACH),
+            Some(Results::Thp(_)) => Some(crate::translation::THP),
+            _ => None,
+        };
+        if let Some(name) = translation {
+            expect_name(e, name).map_err(|m| (at("name"), m))?;
+        }
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::first_touch::FirstTouchResults;
+use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
 use crate::machine::MachineContext;
 
 /// A whole JSON file: one collector run, or a set of transcribed published
@@ -73,7 +74,36 @@ impl RunFile {
             .as_ref()?
         {
             Results::FirstTouch(ft) => Some(ft),
+            _ => None,
         }
+    }
+
+    /// The staircase results, if that experiment ran and succeeded.
+    pub fn staircase(&self) -> Option<&StaircaseResults> {
+        match self.results_of(crate::translation::STAIRCASE)? {
+            Results::Staircase(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The tlb-reach results, if that experiment ran and succeeded.
+    pub fn tlb_reach(&self) -> Option<&TlbReachResults> {
+        match self.results_of(crate::translation::TLB_REACH)? {
+            Results::TlbReach(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The thp results, if that experiment ran and succeeded.
+    pub fn thp(&self) -> Option<&ThpResults> {
+        match self.results_of(crate::translation::THP)? {
+            Results::Thp(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn results_of(&self, name: &str) -> Option<&Results> {
+        self.experiment(name)?.results.as_ref()
     }
 
     /// A short human label: the run id or the reference's name.
@@ -128,6 +158,9 @@ impl ExperimentRecord {
 #[serde(rename_all = "kebab-case")]
 pub enum Results {
     FirstTouch(FirstTouchResults),
+    Staircase(StaircaseResults),
+    TlbReach(TlbReachResults),
+    Thp(ThpResults),
 }
 
 /// A premise an experiment checked with a counter, kept as data so a failed

@@ -1,0 +1,407 @@
+//! Address translation, measured: the latency staircase (`staircase`), the
+//! TLB reach with the data held in cache (`tlb-reach`) and huge pages at
+//! large sizes (`thp`). All three time the same dependent pointer chase, in
+//! two page regimes, so they share [`ChasePoint`] and [`Regime`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::first_touch::MemorySnapshot;
+use crate::machine::ThpSettings;
+use crate::stats::Summary;
+
+/// `collector run staircase`: ns per load vs region size.
+pub const STAIRCASE: &str = "staircase";
+/// `collector run tlb-reach`: ns per load vs pages touched, one line per page.
+pub const TLB_REACH: &str = "tlb-reach";
+/// `collector run thp`: 4 KiB vs huge pages at large sizes, and what the
+/// kernel actually granted.
+pub const THP: &str = "thp";
+
+/// How the chased region is backed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Regime {
+    /// `MADV_NOHUGEPAGE`: every 4 KiB page needs its own translation.
+    Small,
+    /// A 2 MiB-aligned region with `MADV_HUGEPAGE` (then `MADV_COLLAPSE`
+    /// where the kernel has it): one translation per 2 MiB, if granted.
+    Huge,
+}
+
+impl Regime {
+    pub const ALL: [Regime; 2] = [Regime::Small, Regime::Huge];
+
+    /// The name used in JSON and in the template context.
+    pub fn name(self) -> &'static str {
+        match self {
+            Regime::Small => "small",
+            Regime::Huge => "huge",
+        }
+    }
+
+    /// How charts and tables label it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Regime::Small => "4 KiB pages",
+            Regime::Huge => "huge pages (THP)",
+        }
+    }
+}
+
+/// One chase over one region: every repetition kept, and the counters that
+/// prove what was timed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChasePoint {
+    /// Bytes spanned by the chased slots (the x axis of the staircase).
+    pub region_bytes: u64,
+    /// Distinct 4 KiB pages holding at least one slot (the x axis of
+    /// tlb-reach). Absent in published figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u64>,
+    /// Slots in the cycle, one pointer each: the distinct cache lines loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u64>,
+    /// Dependent loads per timed sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loads_per_sample: Option<u64>,
+    /// ns per load of each timed sample, in the order run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_ns_per_load: Vec<f64>,
+    pub ns_per_load: Summary,
+    /// `AnonHugePages` of this mapping (`/proc/self/smaps`) after timing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anon_huge_kib: Option<u64>,
+    /// Fraction (0..1) of the region backed by huge pages. The collector
+    /// derives it from `anon_huge_kib`; a published source may give only this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge_fraction: Option<f64>,
+    /// `MADV_COLLAPSE` on the region (huge regime only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collapse: Option<AdviceOutcome>,
+    /// Minor faults of the measuring thread over all timed samples
+    /// (`RUSAGE_THREAD`): ~0 when the timing measures translation, not faults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_minor_faults: Option<u64>,
+    /// Hardware and software counters over all timed samples, where the
+    /// kernel allowed them (see [`CounterStatus`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtlb_load_misses: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perf_page_faults: Option<u64>,
+    /// What a published source said about this point in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ChasePoint {
+    /// Total timed loads, when known: the denominator for counters.
+    pub fn timed_loads(&self) -> Option<u64> {
+        Some(self.loads_per_sample? * self.samples_ns_per_load.len() as u64)
+    }
+
+    /// dTLB load misses per load over the timed samples.
+    pub fn dtlb_misses_per_load(&self) -> Option<f64> {
+        Some(self.dtlb_load_misses? as f64 / self.timed_loads()? as f64)
+    }
+}
+
+/// The result of an `madvise` call whose failure is a finding (not an
+/// error): `MADV_COLLAPSE` returns `EINVAL` on kernels without it and
+/// `ENOMEM`/`EAGAIN` when no huge page could be found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdviceOutcome {
+    /// e.g. `MADV_COLLAPSE`.
+    pub advice: String,
+    pub ok: bool,
+    /// `errno` name when it failed, e.g. `ENOMEM`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errno: Option<String>,
+    /// The error text, or what a published source reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One page regime's curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    pub regime: Regime,
+    /// Why this regime could not run (THP disabled...); then no points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    pub points: Vec<ChasePoint>,
+}
+
+/// Whether each counter could be opened, and why not (no PMU in a VM,
+/// `perf_event_paranoid`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CounterStatus {
+    /// `PERF_TYPE_HW_CACHE` dTLB read misses, user space only.
+    pub dtlb_load_misses: CounterState,
+    /// `PERF_COUNT_SW_PAGE_FAULTS`, user space only.
+    pub page_faults: CounterState,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CounterState {
+    pub available: bool,
+    /// How it was opened, or the error that stopped it.
+    pub detail: String,
+}
+
+/// TLB and cache geometry as the machine describes itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Geometry {
+    /// Where the TLB figures came from, e.g. `CPUID 0x80000005/0x80000006
+    /// (AMD)`, or why there are none.
+    pub tlb_source: String,
+    pub tlbs: Vec<TlbLevel>,
+    /// From `/sys/devices/system/cpu/cpu0/cache/index*`.
+    pub caches: Vec<CacheLevel>,
+}
+
+impl Geometry {
+    /// The data (or unified) TLB of `level` for pages of `page_bytes`.
+    pub fn data_tlb(&self, level: u8, page_bytes: u64) -> Option<&TlbLevel> {
+        self.tlbs.iter().find(|t| {
+            t.level == level && t.page_bytes == page_bytes && t.kind != TlbKind::Instruction
+        })
+    }
+
+    /// The data (or unified) cache of `level`.
+    pub fn data_cache(&self, level: u8) -> Option<&CacheLevel> {
+        self.caches
+            .iter()
+            .find(|c| c.level == level && c.kind != "Instruction")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TlbKind {
+    Data,
+    Instruction,
+    Unified,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TlbLevel {
+    /// 1 for the L1 dTLB, 2 for the second-level (STLB / L2 TLB).
+    pub level: u8,
+    pub kind: TlbKind,
+    pub page_bytes: u64,
+    pub entries: u32,
+    /// e.g. `fully associative`, `6-way`; absent when not reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub associativity: Option<String>,
+}
+
+impl TlbLevel {
+    /// Memory one full TLB level maps: entries x page size.
+    pub fn reach_bytes(&self) -> u64 {
+        u64::from(self.entries) * self.page_bytes
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheLevel {
+    pub level: u8,
+    /// `Data`, `Instruction` or `Unified`, as sysfs says.
+    pub kind: String,
+    pub size_bytes: u64,
+}
+
+/// What a step in a latency curve is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepKind {
+    /// Stays put when the pages get bigger: a cache level filling up.
+    Cache,
+    /// Moves or vanishes with huge pages: a TLB level running out.
+    Translation,
+    /// Seen in only one regime where the other could not tell.
+    Unclassified,
+}
+
+/// A rise in a latency curve found by the step detector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// The regime whose curve has the step.
+    pub regime: Regime,
+    /// x where the rise is centred (geometric middle of `from_x`..`to_x`):
+    /// bytes for the staircase, pages for tlb-reach.
+    pub at_x: f64,
+    pub from_x: f64,
+    pub to_x: f64,
+    /// Plateau latency before and after the rise, ns per load.
+    pub ns_before: f64,
+    pub ns_after: f64,
+    pub kind: StepKind,
+    /// The known size it matches, e.g. `L2 cache (1 MiB)`, `L1 dTLB reach
+    /// (72 x 4 KiB = 288 KiB)`; absent when nothing known is near.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<String>,
+}
+
+/// One expected bend (from CPUID or sysfs) against what the curve showed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Agreement {
+    /// e.g. `L1 dTLB reach, 4 KiB pages`.
+    pub what: String,
+    /// Where the bend should be: bytes (staircase) or pages (tlb-reach).
+    pub expected_x: f64,
+    /// The detected step nearest to it, within a factor of two; absent if none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_x: Option<f64>,
+    pub agrees: bool,
+}
+
+/// A published latency level in a source's own words: a size range and an
+/// ns range, either end possibly unreported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PublishedLevel {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_bytes: Option<u64>,
+    /// Absolute ns per load (a single figure has min == max).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns: Option<ValueRange>,
+    /// ns added on top of the previous level, when the source gave only that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added_ns: Option<ValueRange>,
+    /// The reading the source warns against, e.g. `L2 slows as it fills`.
+    pub naive: String,
+    /// What the source says is actually happening.
+    pub actual: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ValueRange {
+    pub min: f64,
+    pub max: f64,
+}
+
+/// `staircase` results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StaircaseResults {
+    /// The largest region asked for and the largest used (the memory guard
+    /// may scale it down; then `size_note` says why).
+    pub requested_max_bytes: u64,
+    pub max_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_note: Option<String>,
+    /// One pointer per slot of this many bytes (64: one per cache line).
+    pub stride_bytes: u64,
+    pub repetitions: u32,
+    /// Seed of the chase permutation (`pagewalk_analysis::chase::cycle`).
+    pub seed: u64,
+    /// `small` and `huge`, on the same sizes. Empty for published figures.
+    pub curves: Vec<Curve>,
+    /// Steps found in the curves, classified by comparing the regimes.
+    pub steps: Vec<Step>,
+    pub geometry: Geometry,
+    /// Each CPUID/sysfs bend next to the measured step, where there is one.
+    pub agreement: Vec<Agreement>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CounterStatus>,
+    /// Published figures (reference files only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<PublishedLevel>,
+}
+
+impl StaircaseResults {
+    pub fn curve(&self, regime: Regime) -> Option<&Curve> {
+        self.curves.iter().find(|c| c.regime == regime)
+    }
+}
+
+/// `tlb-reach` results: one cache line per 4 KiB page, lines spread over
+/// cache sets, so the data stays cached while the page count grows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TlbReachResults {
+    /// Line offset step: page `i` holds its line at `(i * k) mod 64`.
+    pub line_step: u64,
+    pub repetitions: u32,
+    pub seed: u64,
+    /// The data every point touches stays at or below this (half of L2
+    /// when L2 is known): the premise that only translation changes.
+    pub data_limit_bytes: u64,
+    /// `small` and `huge`; `ChasePoint::pages` is the x axis.
+    pub curves: Vec<Curve>,
+    pub steps: Vec<Step>,
+    pub geometry: Geometry,
+    pub agreement: Vec<Agreement>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CounterStatus>,
+}
+
+impl TlbReachResults {
+    pub fn curve(&self, regime: Regime) -> Option<&Curve> {
+        self.curves.iter().find(|c| c.regime == regime)
+    }
+}
+
+/// `thp` results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThpResults {
+    pub settings: ThpSettings,
+    pub repetitions: u32,
+    /// Free memory and `/proc/buddyinfo` before the experiment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_before: Option<MemorySnapshot>,
+    pub sizes: Vec<ThpSize>,
+    /// Absent where a published source did not try it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hugetlb: Option<HugetlbAttempt>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CounterStatus>,
+}
+
+/// One region size, chased with 4 KiB and with huge pages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThpSize {
+    pub requested_bytes: u64,
+    pub size_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_note: Option<String>,
+    /// Absent when the regime could not run (`skipped` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small: Option<ChasePoint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub huge: Option<ChasePoint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// `mmap(MAP_HUGETLB)` from the hugetlbfs pool. With no pages reserved the
+/// attempt fails by design: that is the result, not an error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HugetlbAttempt {
+    pub page_bytes: u64,
+    /// The pool when the attempt was made.
+    pub nr_hugepages: u64,
+    pub free_hugepages: u64,
+    /// `--reserve-hugepages N`: what the collector set and restored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved: Option<HugetlbReservation>,
+    /// The size tried (0 when nothing was tried).
+    pub size_bytes: u64,
+    pub mapped: bool,
+    /// The chase on the hugetlb region, when it mapped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chase: Option<ChasePoint>,
+    /// In plain words: what happened and why.
+    pub outcome: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errno: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HugetlbReservation {
+    pub requested: u64,
+    /// What the kernel actually reserved (it may give fewer).
+    pub obtained: u64,
+    /// `nr_hugepages` before, written back afterwards.
+    pub previous: u64,
+    pub restored: bool,
+}
