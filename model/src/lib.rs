@@ -9,11 +9,18 @@
 //! Units live in the field names (`_ns`, `_kib`, `_bytes`) so the JSON reads
 //! on its own.
 
+pub mod alloc;
+pub mod compare;
 pub mod first_touch;
+pub mod latency;
 pub mod load;
 pub mod machine;
+pub mod noise;
+pub mod numa;
 pub mod run;
 pub mod stats;
+pub mod syscall;
+pub mod tail;
 pub mod translation;
 
 pub use first_touch::*;
@@ -21,6 +28,17 @@ pub use load::{parse_run, read_run, ModelError};
 pub use machine::*;
 pub use run::*;
 pub use stats::Summary;
+// The OS-on-the-hot-path experiments, by name (each module also has an
+// `EXPERIMENT` const, so no glob).
+pub use alloc::{AllocPath, AllocPathResult, AllocResults, CountMethod, MappingCalls};
+pub use compare::{coefficient_of_variation, relative_difference, Verdict};
+pub use latency::{Bucket, Latency, Stat};
+pub use noise::{
+    Comparison, ComparisonKind, Condition, Frequency, NoiseBatch, NoiseResults, SchedLevers,
+};
+pub use numa::{NumaNode, NumaResults, Placement, PlacementResult};
+pub use syscall::{Mitigation, SyscallOp, SyscallOpResult, SyscallResults};
+pub use tail::{TailRepetition, TailResults, TailVariant, TailVariantResult};
 pub use translation::*;
 
 /// The schema version this build writes and the newest it can read.

@@ -107,6 +107,17 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         if let Some(Results::FirstTouch(_)) = &e.results {
             expect_name(e, crate::first_touch::EXPERIMENT).map_err(|m| (at("name"), m))?;
         }
+        let os_on_hot_path = match &e.results {
+            Some(Results::Tail(_)) => Some(crate::tail::EXPERIMENT),
+            Some(Results::Alloc(_)) => Some(crate::alloc::EXPERIMENT),
+            Some(Results::Syscall(_)) => Some(crate::syscall::EXPERIMENT),
+            Some(Results::Noise(_)) => Some(crate::noise::EXPERIMENT),
+            Some(Results::Numa(_)) => Some(crate::numa::EXPERIMENT),
+            _ => None,
+        };
+        if let Some(name) = os_on_hot_path {
+            expect_name(e, name).map_err(|m| (at("name"), m))?;
+        }
         let translation = match &e.results {
             Some(Results::Staircase(_)) => Some(crate::translation::STAIRCASE),
             Some(Results::TlbReach(_)) => Some(crate::translation::TLB_REACH),

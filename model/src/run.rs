@@ -3,9 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::alloc::AllocResults;
 use crate::first_touch::FirstTouchResults;
-use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
 use crate::machine::MachineContext;
+use crate::noise::NoiseResults;
+use crate::numa::NumaResults;
+use crate::syscall::SyscallResults;
+use crate::tail::TailResults;
+use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
 
 /// A whole JSON file: one collector run, or a set of transcribed published
 /// reference figures.
@@ -74,6 +79,58 @@ impl RunFile {
             .as_ref()?
         {
             Results::FirstTouch(ft) => Some(ft),
+            _ => None,
+        }
+    }
+
+    /// The tail results, if that experiment ran.
+    pub fn tail(&self) -> Option<&TailResults> {
+        match self.experiment(crate::tail::EXPERIMENT)?.results.as_ref()? {
+            Results::Tail(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The allocator results, if that experiment ran.
+    pub fn alloc(&self) -> Option<&AllocResults> {
+        match self
+            .experiment(crate::alloc::EXPERIMENT)?
+            .results
+            .as_ref()?
+        {
+            Results::Alloc(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The syscall-floor results, if that experiment ran.
+    pub fn syscall(&self) -> Option<&SyscallResults> {
+        match self
+            .experiment(crate::syscall::EXPERIMENT)?
+            .results
+            .as_ref()?
+        {
+            Results::Syscall(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The noise results, if that experiment ran.
+    pub fn noise(&self) -> Option<&NoiseResults> {
+        match self
+            .experiment(crate::noise::EXPERIMENT)?
+            .results
+            .as_ref()?
+        {
+            Results::Noise(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The NUMA results: also present when it was skipped (the topology).
+    pub fn numa(&self) -> Option<&NumaResults> {
+        match self.experiment(crate::numa::EXPERIMENT)?.results.as_ref()? {
+            Results::Numa(r) => Some(r),
             _ => None,
         }
     }
@@ -158,6 +215,11 @@ impl ExperimentRecord {
 #[serde(rename_all = "kebab-case")]
 pub enum Results {
     FirstTouch(FirstTouchResults),
+    Tail(TailResults),
+    Alloc(AllocResults),
+    Syscall(SyscallResults),
+    Noise(NoiseResults),
+    Numa(NumaResults),
     Staircase(StaircaseResults),
     TlbReach(TlbReachResults),
     Thp(ThpResults),

@@ -1,0 +1,106 @@
+//! Is a difference real? The rule the book applies everywhere: if A vs B
+//! differs by less than A vs A (the same thing measured twice), nothing was
+//! measured. One definition, used by the collector's summary, the charts and
+//! the chapters.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::Summary;
+
+/// `|b / a - 1|` of the medians: 0.05 means 5% apart. `None` when `a`'s
+/// median is not positive.
+pub fn relative_difference(a: &Summary, b: &Summary) -> Option<f64> {
+    (a.median > 0.0).then(|| (b.median / a.median - 1.0).abs())
+}
+
+/// Standard deviation over mean; `None` for fewer than two samples or a
+/// mean of zero.
+pub fn coefficient_of_variation(samples: &[f64]) -> Option<f64> {
+    let n = samples.len();
+    if n < 2 {
+        return None;
+    }
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    if mean == 0.0 {
+        return None;
+    }
+    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some(var.sqrt() / mean.abs())
+}
+
+/// A difference between two distributions held against the A-vs-A noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Relative difference of the two medians compared.
+    pub difference: f64,
+    /// Relative difference of the medians of two identical batches (A vs A).
+    pub noise: f64,
+    /// `difference <= noise`: the comparison measured nothing.
+    pub inside_noise: bool,
+}
+
+impl Verdict {
+    pub fn new(difference: f64, noise: f64) -> Verdict {
+        Verdict {
+            difference,
+            noise,
+            inside_noise: difference <= noise,
+        }
+    }
+
+    /// `a` vs `b` against the noise of `a` vs `a_again`.
+    pub fn of(a: &Summary, a_again: &Summary, b: &Summary) -> Option<Verdict> {
+        Some(Verdict::new(
+            relative_difference(a, b)?,
+            relative_difference(a, a_again)?,
+        ))
+    }
+
+    /// `5.2% apart, inside the A-vs-A noise (7.1%)`.
+    pub fn describe(&self) -> String {
+        let pct = |x: f64| format!("{:.1}%", x * 100.0);
+        format!(
+            "{} apart, {} the A-vs-A noise ({})",
+            pct(self.difference),
+            if self.inside_noise {
+                "inside"
+            } else {
+                "outside"
+            },
+            pct(self.noise)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(median: f64) -> Summary {
+        Summary {
+            n: 3,
+            min: median,
+            median,
+            max: median,
+            mean: median,
+        }
+    }
+
+    #[test]
+    fn a_difference_smaller_than_a_vs_a_is_noise() {
+        let v = Verdict::of(&s(100.0), &s(104.0), &s(103.0)).unwrap();
+        assert!(v.inside_noise);
+        assert!((v.difference - 0.03).abs() < 1e-12);
+        let v = Verdict::of(&s(100.0), &s(101.0), &s(150.0)).unwrap();
+        assert!(!v.inside_noise);
+        assert_eq!(v.describe(), "50.0% apart, outside the A-vs-A noise (1.0%)");
+        assert!(Verdict::of(&s(0.0), &s(1.0), &s(1.0)).is_none());
+    }
+
+    #[test]
+    fn cv() {
+        assert_eq!(coefficient_of_variation(&[1.0]), None);
+        let cv = coefficient_of_variation(&[9.0, 11.0]).unwrap();
+        assert!((cv - 2f64.sqrt() / 10.0).abs() < 1e-12, "{cv}");
+    }
+}

@@ -1,0 +1,104 @@
+//! The syscall floor (R2's `systems/02`): what entering the kernel costs,
+//! next to what the vDSO avoids, what a file round trip adds, what tracing
+//! multiplies, and what waiting for another thread costs.
+
+use serde::{Deserialize, Serialize};
+
+use crate::latency::Latency;
+
+/// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
+pub const EXPERIMENT: &str = "syscall";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyscallOp {
+    /// `clock_gettime(CLOCK_MONOTONIC)` through the vDSO: no kernel entry.
+    ClockGettime,
+    /// `syscall(SYS_getpid)`: the cheapest real kernel entry and exit.
+    Getpid,
+    /// `open` + `close` of a file.
+    OpenClose,
+    /// The same `getpid` loop in a child process traced by `strace`.
+    GetpidStrace,
+    /// One thread waking another through a pipe: half a ping-pong round trip.
+    Wakeup,
+}
+
+impl SyscallOp {
+    pub const ALL: [SyscallOp; 5] = [
+        SyscallOp::ClockGettime,
+        SyscallOp::Getpid,
+        SyscallOp::OpenClose,
+        SyscallOp::GetpidStrace,
+        SyscallOp::Wakeup,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SyscallOp::ClockGettime => "clock-gettime",
+            SyscallOp::Getpid => "getpid",
+            SyscallOp::OpenClose => "open-close",
+            SyscallOp::GetpidStrace => "getpid-strace",
+            SyscallOp::Wakeup => "wakeup",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SyscallOp::ClockGettime => "clock_gettime (vDSO)",
+            SyscallOp::Getpid => "getpid (syscall)",
+            SyscallOp::OpenClose => "open + close",
+            SyscallOp::GetpidStrace => "getpid under strace",
+            SyscallOp::Wakeup => "wake-up (pipe)",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyscallResults {
+    pub ops: Vec<SyscallOpResult>,
+    /// The speculative-execution mitigations that bear on kernel entry and
+    /// exit, as the kernel reports them; empty when not visible.
+    #[serde(default)]
+    pub mitigations: Vec<Mitigation>,
+    /// `strace -V`'s first line, when strace was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strace_version: Option<String>,
+}
+
+impl SyscallResults {
+    pub fn op(&self, op: SyscallOp) -> Option<&SyscallOpResult> {
+        self.ops.iter().find(|r| r.op == op)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SyscallOpResult {
+    pub op: SyscallOp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Calls timed together per batch (1: each timed on its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls_per_batch: Option<u64>,
+    /// Nanoseconds per call, one value per batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<Latency>,
+    /// What exactly was called (the file opened, the strace command).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One file of `/sys/devices/system/cpu/vulnerabilities/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mitigation {
+    pub name: String,
+    /// The kernel's verdict, e.g. `Mitigation: Retpolines` or `Not affected`.
+    pub status: String,
+}
+
+impl Mitigation {
+    /// A mitigation is in force (not "Not affected", not "Vulnerable").
+    pub fn active(&self) -> bool {
+        self.status.starts_with("Mitigation")
+    }
+}
