@@ -1,0 +1,752 @@
+//! The built book (`book-out/`, or `$PAGEWALK_BOOK_DIR`) in headless
+//! Chromium: charts draw, show the data the book was built from, follow the
+//! theme, answer hover and focus, work without JavaScript, on paper and
+//! from `file://`, and no page logs an error or asks another origin for
+//! anything.
+//!
+//! Off unless `PAGEWALK_BROWSER_TESTS=1` (scripts/test sets it); when on, a
+//! missing Chromium or a missing book fails the test.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::MutexGuard;
+
+use anyhow::{ensure, Context, Result};
+use mdbook_pagewalk::DataSet;
+use pagewalk_browser_tests::thirtyfour::prelude::*;
+use pagewalk_browser_tests::{
+    block_on, book_dir, file_url, serial, serve, should_run, workspace_root, Browser, Mark, Server,
+    ThemeSwitch,
+};
+use pagewalk_figures::series_name;
+use pagewalk_model::{Mode, Phase, RunFile};
+use serde_json::json;
+
+const CHAPTER: &str = "first-touch.html";
+const NS_PER_PAGE: &str = "first-touch-ns-per-page";
+const FAULTS: &str = "first-touch-faults";
+const THEMES: [&str; 5] = ["light", "rust", "coal", "navy", "ayu"];
+
+/// What every test starts from: one test at a time, the built book, served.
+struct Book {
+    _one_at_a_time: MutexGuard<'static, ()>,
+    dir: PathBuf,
+    server: Server,
+}
+
+fn book(test: &str) -> Option<Book> {
+    if !should_run(test) {
+        return None;
+    }
+    let lock = serial();
+    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
+    let server = serve(&dir).unwrap_or_else(|e| panic!("serving {}: {e}", dir.display()));
+    Some(Book {
+        _one_at_a_time: lock,
+        dir,
+        server,
+    })
+}
+
+impl Book {
+    /// Fails when the server answered anything with a 404.
+    fn assert_all_served(&self) {
+        let failed = self.server.failures();
+        assert!(
+            failed.is_empty(),
+            "requests the book could not answer: {failed:#?}"
+        );
+    }
+}
+
+/// Runs a browser test body and fails the test with the whole error chain.
+fn run<F: std::future::Future<Output = Result<()>>>(body: F) {
+    if let Err(e) = block_on(body) {
+        panic!("{e:#}");
+    }
+}
+
+/// The data the book shows: the same choice the preprocessor makes.
+struct Shown {
+    run: RunFile,
+    r1: RunFile,
+}
+
+fn shown() -> Shown {
+    let dir = workspace_root().join("data");
+    let data = DataSet::load(&dir).unwrap_or_else(|e| panic!("loading {}: {e}", dir.display()));
+    let run = data
+        .run
+        .clone()
+        .unwrap_or_else(|| panic!("no run in {} (neither runs/ nor example/)", dir.display()));
+    let r1 = data
+        .reference_with("R1", pagewalk_model::first_touch::EXPERIMENT)
+        .cloned()
+        .expect("data/reference has R1's first-touch figures");
+    Shown { run, r1 }
+}
+
+/// Mode name -> first-pass ns per page (median), for the modes that have one.
+fn first_pass_ns(run: &RunFile) -> BTreeMap<String, f64> {
+    let ft = run.first_touch().expect("the run has first-touch results");
+    Mode::ALL
+        .into_iter()
+        .filter_map(|m| {
+            let fp = ft.mode(m)?.summary.first_pass.as_ref()?;
+            Some((m.name().to_string(), fp.ns_per_page.median))
+        })
+        .collect()
+}
+
+/// Mode name -> median minor faults of `phase`, for the modes that have them.
+fn phase_faults(run: &RunFile, phase: Phase) -> BTreeMap<String, f64> {
+    let ft = run.first_touch().expect("the run has first-touch results");
+    Mode::ALL
+        .into_iter()
+        .filter_map(|m| {
+            let faults = ft.mode(m)?.summary.phase(phase)?.minor_faults.as_ref()?;
+            Some((m.name().to_string(), faults.median))
+        })
+        .collect()
+}
+
+/// Category -> value of the marks that `keep` selects.
+fn values(marks: &[Mark], keep: impl Fn(&Mark) -> bool) -> BTreeMap<String, f64> {
+    marks
+        .iter()
+        .filter(|m| keep(m))
+        .map(|m| (m.category.clone(), m.value))
+        .collect()
+}
+
+/// Equal up to the last bits of an f64 written as decimal text.
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+fn assert_same_values(what: &str, got: &BTreeMap<String, f64>, want: &BTreeMap<String, f64>) {
+    let same = got.len() == want.len()
+        && want
+            .iter()
+            .all(|(k, w)| got.get(k).is_some_and(|g| close(*g, *w)));
+    assert!(
+        same,
+        "{what}: the page shows {got:?} but the data says {want:?} \
+         (if data/ changed since the book was built, rebuild it with `mdbook build`)"
+    );
+}
+
+/// Every mark is addressable: a number in `data-value`, reachable by Tab,
+/// and labelled with its exact value.
+fn assert_marks_accessible(chart: &str, marks: &[Mark]) {
+    assert!(
+        !marks.is_empty(),
+        "{chart}: no marks with data-series in .pw-chart-plot svg"
+    );
+    for m in marks {
+        assert!(
+            !m.series.is_empty() && !m.category.is_empty() && m.value.is_finite(),
+            "{chart}: mark without series, category or numeric value: {m:?}"
+        );
+        assert_eq!(
+            m.tabindex.as_deref(),
+            Some("0"),
+            "{chart}: mark not focusable: {m:?}"
+        );
+        let label = m.aria_label.as_deref().unwrap_or_default();
+        assert!(
+            label.contains(&m.value_text),
+            "{chart}: aria-label {label:?} does not hold the value {}: {m:?}",
+            m.value_text
+        );
+    }
+}
+
+const MARKS_SELECTOR: &str = ".pw-chart-plot svg [data-series]";
+
+fn marks_selector(chart: &str) -> String {
+    format!("figure.pw-chart[data-chart=\"{chart}\"] {MARKS_SELECTOR}")
+}
+
+/// The chart's tooltip: its text and whether it can be seen.
+async fn tooltip(browser: &Browser, chart: &str) -> Result<(String, bool)> {
+    let v = browser
+        .eval_with(
+            "const t = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] .pw-tooltip`);
+             if (!t) return null;
+             const s = getComputedStyle(t);
+             return [t.textContent, s.visibility === 'visible' && s.display !== 'none' && s.opacity !== '0'];",
+            vec![json!(chart)],
+        )
+        .await?;
+    let pair = v
+        .as_array()
+        .with_context(|| format!("{chart}: no .pw-tooltip in the figure"))?;
+    Ok((
+        pair[0].as_str().unwrap_or_default().to_string(),
+        pair[1].as_bool().unwrap_or(false),
+    ))
+}
+
+/// Waits until the chart's tooltip is visible and holds `text`.
+async fn wait_for_tooltip(browser: &Browser, chart: &str, text: &str, how: &str) -> Result<()> {
+    let condition = format!(
+        "(() => {{ const t = document.querySelector('figure.pw-chart[data-chart=\"{chart}\"] .pw-tooltip');
+                   const s = t && getComputedStyle(t);
+                   return t && t.textContent.includes({text}) && s.visibility === 'visible' && s.opacity !== '0'; }})()",
+        text = json!(text)
+    );
+    if let Err(e) = browser.wait_for(&condition).await {
+        let (shown, visible) = tooltip(browser, chart).await?;
+        anyhow::bail!(
+            "{chart}: after {how}, the tooltip should show {text:?}; it shows {shown:?} (visible: {visible}): {e:#}"
+        );
+    }
+    Ok(())
+}
+
+/// Test 1: both first-touch charts draw, and their marks are the numbers
+/// of the run the book shows and of R1.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn first_touch_charts_show_the_data() {
+    let Some(book) = book("first_touch_charts_show_the_data") else {
+        return;
+    };
+    let data = shown();
+    run(async {
+        let browser = Browser::start().await?;
+        browser.goto(&book.server.url(CHAPTER)).await?;
+        let charts = browser.wait_for_charts().await?;
+        for chart in [NS_PER_PAGE, FAULTS] {
+            ensure!(
+                charts.iter().any(|c| c == chart),
+                "{CHAPTER} has no chart {chart}: {charts:?}"
+            );
+        }
+
+        let marks = browser.marks(NS_PER_PAGE).await?;
+        assert_marks_accessible(NS_PER_PAGE, &marks);
+        assert_same_values(
+            "first-pass ns per page of the run",
+            &values(&marks, |m| m.role == "run"),
+            &first_pass_ns(&data.run),
+        );
+        // Each role is one series, named as the legend and table name it.
+        for (role, source) in [("run", &data.run), ("reference", &data.r1)] {
+            let name = series_name(source);
+            let odd: Vec<&Mark> = marks
+                .iter()
+                .filter(|m| m.role == role && m.series != name)
+                .collect();
+            ensure!(
+                odd.is_empty(),
+                "{NS_PER_PAGE}: {role} marks should be the series {name:?}: {odd:?}"
+            );
+        }
+        assert_same_values(
+            "first-pass ns per page of R1",
+            &values(&marks, |m| m.role == "reference"),
+            &first_pass_ns(&data.r1),
+        );
+        ensure!(
+            marks
+                .iter()
+                .all(|m| m.role == "run" || m.role == "reference"),
+            "{NS_PER_PAGE}: marks of another role: {marks:?}"
+        );
+
+        let marks = browser.marks(FAULTS).await?;
+        assert_marks_accessible(FAULTS, &marks);
+        for phase in Phase::ALL {
+            assert_same_values(
+                &format!("minor faults, {}", phase.label()),
+                &values(&marks, |m| m.series == phase.label() && m.role == "run"),
+                &phase_faults(&data.run, phase),
+            );
+        }
+
+        // The spec the page drew from is in the figure too.
+        let specs = browser
+            .eval(
+                "return [...document.querySelectorAll('figure.pw-chart')].map(f => {
+                   const s = f.querySelector('script.pw-chart-spec');
+                   return s ? JSON.parse(s.textContent).id : null; });",
+            )
+            .await?;
+        ensure!(
+            specs == json!([NS_PER_PAGE, FAULTS]),
+            "chart specs in the page: {specs}"
+        );
+
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+    book.assert_all_served();
+}
+
+/// Test 2: focus (script, then Tab) and hover (mouse) show the mark's exact
+/// value in the figure's tooltip.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn hover_and_focus_show_the_exact_value() {
+    let Some(book) = book("hover_and_focus_show_the_exact_value") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        browser.goto(&book.server.url(CHAPTER)).await?;
+        browser.wait_for_charts().await?;
+        let chart = NS_PER_PAGE;
+        let marks = browser.marks(chart).await?;
+        ensure!(
+            marks.len() >= 3,
+            "{chart}: too few marks to test: {marks:?}"
+        );
+
+        // Focus from script.
+        let first = 0;
+        let focused = browser
+            .eval_with(
+                "const m = document.querySelectorAll(arguments[0])[arguments[1]];
+                 m.scrollIntoView({block: 'center'});
+                 m.focus();
+                 return document.activeElement === m;",
+                vec![json!(marks_selector(chart)), json!(first)],
+            )
+            .await?;
+        ensure!(
+            focused == json!(true),
+            "{chart}: mark {first} did not take focus"
+        );
+        wait_for_tooltip(&browser, chart, &marks[first].value_text, "focusing a mark").await?;
+
+        // Tab moves to the next mark, and the tooltip follows.
+        browser
+            .driver()
+            .action_chain()
+            .send_keys(Key::Tab)
+            .perform()
+            .await?;
+        let next = &marks[first + 1];
+        let active = browser
+            .eval("const a = document.activeElement; return [a.getAttribute('data-series'), a.getAttribute('data-category')];")
+            .await?;
+        ensure!(
+            active == json!([next.series, next.category]),
+            "{chart}: Tab from the first mark focused {active}, expected the next mark {next:?}"
+        );
+        wait_for_tooltip(&browser, chart, &next.value_text, "pressing Tab").await?;
+
+        // The mouse over the widest bar (easy to hit) shows its value.
+        let (widest, target) = marks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != first + 1)
+            .max_by(|a, b| a.1.value.total_cmp(&b.1.value))
+            .expect("marks");
+        let elements = browser
+            .driver()
+            .find_all(By::Css(marks_selector(chart)))
+            .await?;
+        let element = elements.get(widest).context("mark element")?;
+        element.scroll_into_view().await?;
+        browser
+            .driver()
+            .action_chain()
+            .move_to_element_center(element)
+            .perform()
+            .await?;
+        wait_for_tooltip(
+            &browser,
+            chart,
+            &target.value_text,
+            "moving the mouse over a mark",
+        )
+        .await?;
+
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+    book.assert_all_served();
+}
+
+/// Test 3: switching the mdBook theme redraws the charts in the theme's
+/// colours, in place (no reload), and they stay ready and interactive.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn charts_follow_the_theme() {
+    let Some(book) = book("charts_follow_the_theme") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        browser.goto(&book.server.url(CHAPTER)).await?;
+        browser.wait_for_charts().await?;
+        browser.eval("window.__pwMarker = 1; return null;").await?;
+        let chart = NS_PER_PAGE;
+        let run_fill = |marks: &[Mark]| -> Result<String> {
+            let m = marks
+                .iter()
+                .find(|m| m.role == "run")
+                .context("no run mark")?;
+            ensure!(
+                !m.fill.is_empty() && m.fill != "none",
+                "run mark has no fill: {m:?}"
+            );
+            Ok(m.fill.clone())
+        };
+        let mut previous = run_fill(&browser.marks(chart).await?)?;
+        let mut fills = BTreeMap::new();
+        for theme in THEMES {
+            let how = browser.switch_theme(theme).await?;
+            // mdBook 0.5 has the menu; a fallback would test less than a
+            // reader does.
+            ensure!(
+                how == ThemeSwitch::ByMenu,
+                "{CHAPTER} has no theme menu (#mdbook-theme-toggle)"
+            );
+            // Light is the default theme here, and rust's palette is close to
+            // light's: only wait for a change where the palettes differ
+            // (checked below), and give the redraw a moment otherwise.
+            let changes = matches!(theme, "coal" | "navy" | "ayu");
+            let condition = format!(
+                "(() => {{ const m = document.querySelector('{sel}[data-role=\"run\"]');
+                           return m && getComputedStyle(m).fill !== {prev}; }})()",
+                sel = marks_selector(chart),
+                prev = json!(previous)
+            );
+            if changes {
+                browser.wait_for(&condition).await.with_context(|| {
+                    format!("the chart kept the fill {previous} after switching to {theme}")
+                })?;
+            } else {
+                let _ = browser
+                    .wait_for_within(&condition, std::time::Duration::from_millis(1500))
+                    .await;
+            }
+            let states = browser.chart_states().await?;
+            ensure!(
+                states.iter().all(|s| s.state == "ready"),
+                "after switching to {theme}, charts are not all ready: {states:?}"
+            );
+            let marks = browser.marks(chart).await?;
+            assert_marks_accessible(chart, &marks);
+            previous = run_fill(&marks)?;
+            fills.insert(theme, previous.clone());
+            let marker = browser.eval("return window.__pwMarker === 1;").await?;
+            ensure!(
+                marker == json!(true),
+                "the page reloaded when switching to {theme}"
+            );
+        }
+        for dark in ["coal", "navy", "ayu"] {
+            ensure!(
+                fills[dark] != fills["light"],
+                "the run series has the same fill under light and {dark}: {fills:?}"
+            );
+        }
+        // Redrawn charts still answer focus.
+        let marks = browser.marks(chart).await?;
+        browser
+            .eval_with(
+                "const m = document.querySelector(arguments[0]); m.scrollIntoView({block: 'center'}); m.focus(); return null;",
+                vec![json!(marks_selector(chart))],
+            )
+            .await?;
+        wait_for_tooltip(
+            &browser,
+            chart,
+            &marks[0].value_text,
+            "focusing a mark after theme switches",
+        )
+        .await?;
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+    book.assert_all_served();
+}
+
+/// Test 4: without JavaScript, print.html still holds each chart's static
+/// SVG and its data table, with the data's numbers; printed, both show.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn print_page_works_without_javascript() {
+    let Some(book) = book("print_page_works_without_javascript") else {
+        return;
+    };
+    let data = shown();
+    run(async {
+        let browser = Browser::start().await?;
+        browser.set_scripts_disabled(true).await?;
+        browser.emulate_media("print").await?;
+        browser.goto(&book.server.url("print.html")).await?;
+        let states = browser.chart_states().await?;
+        let charts: Vec<&str> = states.iter().map(|s| s.chart.as_str()).collect();
+        ensure!(
+            charts == [NS_PER_PAGE, FAULTS],
+            "print.html charts: {states:?}"
+        );
+        ensure!(
+            states.iter().all(|s| s.state.is_empty()),
+            "scripts are off, yet a chart has a data-pw-state: {states:?}"
+        );
+
+        // The static SVG: the same marks and values as the interactive one.
+        let marks = browser.marks(NS_PER_PAGE).await?;
+        assert_marks_accessible(NS_PER_PAGE, &marks);
+        assert_same_values(
+            "static SVG, run",
+            &values(&marks, |m| m.role == "run"),
+            &first_pass_ns(&data.run),
+        );
+        assert_same_values(
+            "static SVG, R1",
+            &values(&marks, |m| m.role == "reference"),
+            &first_pass_ns(&data.r1),
+        );
+        let marks = browser.marks(FAULTS).await?;
+        assert_marks_accessible(FAULTS, &marks);
+        assert_same_values(
+            "static SVG, first-pass faults",
+            &values(&marks, |m| m.series == Phase::FirstPass.label()),
+            &phase_faults(&data.run, Phase::FirstPass),
+        );
+
+        // On paper the SVG and the table are both laid out.
+        let sizes = browser
+            .eval(
+                "return [...document.querySelectorAll('figure.pw-chart')].map(f => {
+                   const svg = f.querySelector('.pw-chart-plot svg');
+                   const table = f.querySelector('details.pw-chart-data table');
+                   const h = e => e ? e.getBoundingClientRect().height : -1;
+                   return [h(svg), h(table)]; });",
+            )
+            .await?;
+        for (chart, pair) in charts.iter().zip(sizes.as_array().context("sizes")?) {
+            let (svg, table) = (
+                pair[0].as_f64().unwrap_or(-1.0),
+                pair[1].as_f64().unwrap_or(-1.0),
+            );
+            ensure!(
+                svg > 50.0,
+                "{chart}: static SVG missing or not laid out in print (height {svg})"
+            );
+            ensure!(
+                table > 20.0,
+                "{chart}: data table missing or hidden in print (height {table})"
+            );
+        }
+
+        // The tables: one row per mode, one column per series.
+        let ns = table(&browser, NS_PER_PAGE).await?;
+        check_table(
+            NS_PER_PAGE,
+            &ns,
+            &series_name(&data.run),
+            &first_pass_ns(&data.run),
+        )?;
+        check_table(
+            NS_PER_PAGE,
+            &ns,
+            &series_name(&data.r1),
+            &first_pass_ns(&data.r1),
+        )?;
+        let faults = table(&browser, FAULTS).await?;
+        for phase in Phase::ALL {
+            check_table(
+                FAULTS,
+                &faults,
+                phase.label(),
+                &phase_faults(&data.run, phase),
+            )?;
+        }
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+    book.assert_all_served();
+}
+
+/// A data table as text: header row, then rows of [row header, cells...].
+type Table = Vec<Vec<String>>;
+
+async fn table(browser: &Browser, chart: &str) -> Result<Table> {
+    let v = browser
+        .eval_with(
+            "const t = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] details.pw-chart-data table`);
+             if (!t) return null;
+             return [...t.rows].map(r => [...r.cells].map(c => c.textContent.trim()));",
+            vec![json!(chart)],
+        )
+        .await?;
+    serde_json::from_value::<Option<Table>>(v)?
+        .with_context(|| format!("{chart}: no details.pw-chart-data table"))
+}
+
+/// The table's column `series` holds `want` (mode -> value) in the rows
+/// labelled with each mode's code, and "n/a" in the others.
+fn check_table(chart: &str, t: &Table, series: &str, want: &BTreeMap<String, f64>) -> Result<()> {
+    let header = t.first().context("empty table")?;
+    let col = header
+        .iter()
+        .position(|h| h == series)
+        .with_context(|| format!("{chart}: no column {series:?} in the table header {header:?}"))?;
+    for mode in Mode::ALL {
+        let Some(row) = t
+            .iter()
+            .skip(1)
+            .find(|r| r.first().map(String::as_str) == Some(mode.code()))
+        else {
+            ensure!(
+                !want.contains_key(mode.name()),
+                "{chart}: no row {:?} in the table but {series} has a value for it",
+                mode.code()
+            );
+            continue;
+        };
+        let cell = row.get(col).map(String::as_str).unwrap_or_default();
+        match want.get(mode.name()) {
+            Some(v) => {
+                let shown: f64 = cell
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .parse()
+                    .with_context(|| {
+                        format!("{chart}: cell {series}/{} is {cell:?}", mode.code())
+                    })?;
+                ensure!(
+                    close(shown, *v),
+                    "{chart}: table cell {series}/{} is {cell:?}, the data says {v}",
+                    mode.code()
+                );
+            }
+            None => ensure!(
+                cell.starts_with("n/a"),
+                "{chart}: table cell {series}/{} is {cell:?} but the data has no value",
+                mode.code()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Test 5: from `file://` (no server) the charts still draw: the wasm is
+/// inlined in the script, nothing is fetched.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn charts_work_from_file_urls() {
+    let Some(book) = book("charts_work_from_file_urls") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        browser.goto(&file_url(&book.dir.join(CHAPTER))?).await?;
+        let charts = browser.wait_for_charts().await?;
+        ensure!(
+            charts == [NS_PER_PAGE, FAULTS],
+            "charts from file://: {charts:?}"
+        );
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+}
+
+/// Test 6: every page of the book loads without an error or a request to
+/// another origin, and no template was left unrendered.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn every_page_is_clean() {
+    let Some(book) = book("every_page_is_clean") else {
+        return;
+    };
+    let mut pages: Vec<String> = std::fs::read_dir(&book.dir)
+        .expect("book dir")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    pages.sort();
+    for expected in ["index.html", "first-touch.html", "print.html"] {
+        assert!(
+            pages.iter().any(|p| p == expected),
+            "no {expected} in {}",
+            book.dir.display()
+        );
+    }
+    run(async {
+        let browser = Browser::start().await?;
+        let mut problems = Vec::new();
+        for page in &pages {
+            browser.goto(&book.server.url(page)).await?;
+            let has_charts = !browser.chart_states().await?.is_empty();
+            if has_charts {
+                if let Err(e) = browser.wait_for_charts().await {
+                    problems.push(format!("{page}: {e:#}"));
+                }
+            }
+            // Text outside code: a `{{` there is a template left unrendered.
+            let leftover = browser
+                .eval(
+                    "const body = document.body.cloneNode(true);
+                     body.querySelectorAll('pre, code, script, style, template').forEach(e => e.remove());
+                     const text = body.textContent;
+                     const i = text.indexOf('{{');
+                     return i < 0 ? null : text.slice(Math.max(0, i - 60), i + 60);",
+                )
+                .await?;
+            if !leftover.is_null() {
+                problems.push(format!("{page}: unrendered template text: {leftover}"));
+            }
+            let mut errors = browser.errors().await?;
+            if page == "toc.html" {
+                // toc.html is the sidebar no-JS readers get in an iframe. Opened
+                // on its own, Chromium asks for /favicon.ico (it links no icon),
+                // which the iframe never does.
+                errors.retain(|e| !e.contains("/favicon.ico - Failed to load resource"));
+            }
+            let foreign = browser.foreign_requests().await?;
+            if !errors.is_empty() || !foreign.is_empty() {
+                problems.push(format!(
+                    "{page}: errors: {errors:#?}; requests to other origins: {foreign:#?}"
+                ));
+            }
+        }
+        browser.quit().await?;
+        ensure!(
+            problems.is_empty(),
+            "{} of {} pages have problems:\n{}",
+            problems.len(),
+            pages.len(),
+            problems.join("\n")
+        );
+        Ok(())
+    });
+    let failed: Vec<_> = book
+        .server
+        .failures()
+        .into_iter()
+        .filter(|r| r.target != "/favicon.ico")
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "requests the book could not answer: {failed:#?}"
+    );
+}
