@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use pagewalk_model::Mode;
+use pagewalk_model::{AllocPath, Mode};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -47,6 +47,38 @@ pub enum Command {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
+    /// Internal: one measurement in a fresh process, printed as JSON for the
+    /// collector that started it (under strace, or with mallopt settings that
+    /// must not touch the collector's own allocator).
+    #[command(hide = true)]
+    Probe {
+        #[command(subcommand)]
+        probe: Probe,
+    },
+}
+
+/// What `collector probe` measures.
+#[derive(Debug, Subcommand)]
+pub enum Probe {
+    /// The `syscall` experiment's getpid loop.
+    Getpid(ProbeSize),
+    /// One path of the `alloc` experiment.
+    Alloc {
+        #[arg(value_parser = parse_alloc_path)]
+        path: AllocPath,
+        #[command(flatten)]
+        size: ProbeSize,
+    },
+}
+
+#[derive(Debug, Clone, Copy, Args)]
+pub struct ProbeSize {
+    /// Timed batches (after one untimed warm-up batch).
+    #[arg(long)]
+    pub batches: u64,
+    /// Operations per batch.
+    #[arg(long)]
+    pub per_batch: u64,
 }
 
 #[derive(Debug, Args)]
@@ -126,6 +158,10 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         return Err("must be more than zero".into());
     }
     Ok(bytes)
+}
+
+fn parse_alloc_path(text: &str) -> Result<AllocPath, String> {
+    AllocPath::from_name(text).ok_or_else(|| format!("unknown allocator path `{text}`"))
 }
 
 fn parse_mode(text: &str) -> Result<Mode, String> {

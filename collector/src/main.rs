@@ -2,6 +2,7 @@
 //! writes them as pagewalk JSON. This file is only the command line; the
 //! work lives in the modules below.
 
+mod affinity;
 mod alloc_count;
 mod cli;
 mod experiments;
@@ -10,9 +11,12 @@ mod guard;
 mod interrupt;
 mod machine;
 mod output;
+mod probe;
 mod procfs;
 mod progress;
 mod run;
+mod strace;
+mod timing;
 
 use std::process::ExitCode;
 
@@ -30,6 +34,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Validate { files } => run::validate(&files),
+        Command::Probe { probe } => probe::run(&probe),
         Command::Run(args) => run::run(&args, std::env::args().collect()).unwrap_or_else(|e| {
             eprintln!("collector: {e}");
             ExitCode::FAILURE

@@ -77,18 +77,26 @@ impl ComparisonKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoiseResults {
     /// What one run computes.
-    pub workload: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
     /// Hash rounds per run, and per run of the longer workload.
-    pub rounds: u64,
-    pub longer_rounds: u64,
-    pub runs_per_batch: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longer_rounds: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_per_batch: Option<u32>,
     /// The CPU the pinned batches ran on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned_cpu: Option<u32>,
     pub batches: Vec<NoiseBatch>,
+    #[serde(default)]
     pub comparisons: Vec<Comparison>,
-    pub frequency: Frequency,
-    pub levers: SchedLevers,
+    /// Absent for a published source that did not describe it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<Frequency>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levers: Option<SchedLevers>,
     /// On a hybrid part: median time pinned to the slowest core type over
     /// the fastest (from `cpu_capacity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

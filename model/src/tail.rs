@@ -76,17 +76,23 @@ impl TailVariant {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TailResults {
     /// Fresh memory the hot loop walks through, per repetition.
-    pub region_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region_bytes: Option<u64>,
     /// `region_bytes` in base pages: the faults expected as written.
-    pub pages: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<u64>,
     /// Timed iterations per repetition.
-    pub iterations: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u64>,
     /// Fresh bytes each iteration writes (so one iteration in
     /// `page / bytes_per_iteration` meets a new page).
-    pub bytes_per_iteration: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_iteration: Option<u64>,
     /// What each iteration computes besides writing.
-    pub work: String,
-    pub repetitions: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
     pub variants: Vec<TailVariantResult>,
 }
 

@@ -2,7 +2,12 @@
 //! premise at the top, and returns typed results plus the checks it made of
 //! its own premises; the registry turns that into an [`ExperimentRecord`].
 
+pub mod alloc;
 mod first_touch;
+mod noise;
+mod numa;
+pub mod syscall;
+mod tail;
 
 use std::time::Instant;
 
@@ -24,6 +29,9 @@ pub enum Outcome {
     },
     /// This machine cannot run it (no THP, no memory...): why, and no numbers.
     Skipped(String),
+    /// Skipped, but what was found about the machine on the way is kept
+    /// (e.g. the NUMA topology that made it pointless).
+    SkippedWith { reason: String, results: Results },
 }
 
 pub struct Experiment {
@@ -36,6 +44,31 @@ pub const ALL: &[Experiment] = &[Experiment {
     name: pagewalk_model::first_touch::EXPERIMENT,
     description: "cost of touching fresh anonymous memory, per way of allocating it (mmap, THP, MAP_POPULATE, malloc, calloc, Vec)",
     run: first_touch::run,
+},
+Experiment {
+    name: pagewalk_model::tail::EXPERIMENT,
+    description: "per-iteration latency of a loop walking into fresh memory, as written vs pre-faulted (MAP_POPULATE, early touch, mlockall): p50 to p99.9, max, mean",
+    run: tail::run,
+},
+Experiment {
+    name: pagewalk_model::alloc::EXPERIMENT,
+    description: "malloc + free per glibc path (tcache, bins, mmap with the threshold raised, forced or pinned) and a pool, with mmap calls counted",
+    run: alloc::run,
+},
+Experiment {
+    name: pagewalk_model::syscall::EXPERIMENT,
+    description: "the syscall floor: clock_gettime (vDSO), getpid, open + close, getpid under strace, a thread wake-up",
+    run: syscall::run,
+},
+Experiment {
+    name: pagewalk_model::noise::EXPERIMENT,
+    description: "run-to-run noise of a fixed workload, pinned vs unpinned, A vs A vs A vs B; governor and scheduling levers in force",
+    run: noise::run,
+},
+Experiment {
+    name: pagewalk_model::numa::EXPERIMENT,
+    description: "NUMA first-touch placement, one thread vs parallel, checked with move_pages (skipped on one node)",
+    run: numa::run,
 }];
 
 pub fn find(name: &str) -> Option<&'static Experiment> {
@@ -60,6 +93,9 @@ impl Experiment {
                 record(Status::Ok, None, checks, Some(results))
             }
             Ok(Outcome::Skipped(reason)) => record(Status::Skipped, Some(reason), Vec::new(), None),
+            Ok(Outcome::SkippedWith { reason, results }) => {
+                record(Status::Skipped, Some(reason), Vec::new(), Some(results))
+            }
             Err(reason) => record(Status::Failed, Some(reason), Vec::new(), None),
         }
     }

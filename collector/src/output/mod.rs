@@ -1,4 +1,5 @@
 //! Where a run goes: a JSON file for the book, a table for the person.
 
+pub mod hot_path;
 pub mod json;
 pub mod summary;
