@@ -104,11 +104,22 @@ pub fn with_unit(v: f64, unit: &str) -> String {
 
 /// What a mark says to hover, focus and screen readers.
 pub fn mark_label(where_: &str, series: &str, p: &Point, unit: &str) -> Option<String> {
+    mark_label_named(where_, series, p, unit, ("min", "max"))
+}
+
+/// [`mark_label`] with the whisker ends named (e.g. `p50`, `p99`).
+pub fn mark_label_named(
+    where_: &str,
+    series: &str,
+    p: &Point,
+    unit: &str,
+    (low, high): (&str, &str),
+) -> Option<String> {
     let v = p.value?;
     let mut s = format!("{where_}, {series}: {}", with_unit(v, unit));
     let mut extra = Vec::new();
     if let (Some(lo), Some(hi)) = (p.min, p.max) {
-        extra.push(format!("min {}, max {}", exact(lo), exact(hi)));
+        extra.push(format!("{low} {}, {high} {}", exact(lo), exact(hi)));
     }
     if let Some(n) = &p.note {
         extra.push(n.clone());
@@ -410,13 +421,7 @@ fn reference_style(role: Role, colour: &str) -> String {
     }
 }
 
-fn mark_attrs(
-    spec_unit: &str,
-    s: &Series,
-    where_key: &str,
-    where_label: &str,
-    p: &Point,
-) -> String {
+fn mark_attrs(y: &Axis, s: &Series, where_key: &str, where_label: &str, p: &Point) -> String {
     let v = p.value.unwrap_or(f64::NAN);
     format!(
         " class=\"pw-mark\" data-series=\"{}\" data-category=\"{}\" data-value=\"{}\" data-role=\"{}\" tabindex=\"0\" aria-label=\"{}\"",
@@ -424,7 +429,8 @@ fn mark_attrs(
         esc(where_key),
         exact(v),
         s.role.name(),
-        esc(&mark_label(where_label, &s.name, p, spec_unit).unwrap_or_default())
+        esc(&mark_label_named(where_label, &s.name, p, &y.unit, y.whisker_names())
+            .unwrap_or_default())
     )
 }
 
@@ -577,7 +583,7 @@ fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, 
                         n(bar_h - 2.0),
                         esc(colour),
                         reference_style(s.role, colour),
-                        mark_attrs(&spec.y.unit, s, &c.key, &c.label, p)
+                        mark_attrs(&spec.y, s, &c.key, &c.label, p)
                     );
                     if let (Some(lo), Some(hi)) = (p.min, p.max) {
                         if lo != hi && scale.places(lo) && scale.places(hi) {
@@ -726,7 +732,7 @@ fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64,
                     let _ = write!(
                         marks,
                         "<circle cx=\"{px}\" cy=\"{py}\" r=\"4\" fill=\"{colour}\"{}/>",
-                        mark_attrs(&spec.y.unit, s, &key, &where_, p)
+                        mark_attrs(&spec.y, s, &key, &where_, p)
                     );
                 }
                 None => pen_down = false,

@@ -56,6 +56,17 @@ pub struct Axis {
     pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<f64>,
+    /// What a point's `min`..`max` whisker spans on this (value) axis when
+    /// it is not the minimum and maximum, e.g. `p50` to `p99`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whiskers: Option<Whiskers>,
+}
+
+/// Names of a whisker's two ends, as read aloud and in the data table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Whiskers {
+    pub low: String,
+    pub high: String,
 }
 
 impl Axis {
@@ -66,7 +77,26 @@ impl Axis {
             scale: Scale::Linear,
             min: None,
             max: None,
+            whiskers: None,
         }
+    }
+
+    /// Names the ends of this axis' whiskers (default: min and max).
+    pub fn with_whiskers(self, low: impl Into<String>, high: impl Into<String>) -> Axis {
+        Axis {
+            whiskers: Some(Whiskers {
+                low: low.into(),
+                high: high.into(),
+            }),
+            ..self
+        }
+    }
+
+    /// The whisker ends' names: `("min", "max")` unless named.
+    pub fn whisker_names(&self) -> (&str, &str) {
+        self.whiskers
+            .as_ref()
+            .map_or(("min", "max"), |w| (w.low.as_str(), w.high.as_str()))
     }
 
     pub fn log(label: impl Into<String>, unit: impl Into<String>) -> Axis {

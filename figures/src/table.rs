@@ -58,9 +58,10 @@ pub fn table_html(spec: &ChartSpec) -> String {
         esc(&spec.y.label),
         unit,
         if spread {
-            "; min – max in brackets"
+            let (low, high) = spec.y.whisker_names();
+            format!("; {} – {} in brackets", esc(low), esc(high))
         } else {
-            ""
+            String::new()
         }
     );
     let first = match spec.kind {

@@ -9,12 +9,31 @@ use pagewalk_model::{Provenance, RunFile, Summary};
 
 use crate::spec::{ChartSpec, Point, Role};
 
+mod alloc;
 mod first_touch;
+#[cfg(test)]
+mod fixtures;
+mod noise;
+mod points;
+mod syscall;
+mod tail;
 
+pub use alloc::alloc_latency;
 pub use first_touch::{first_touch_faults, first_touch_ns_per_page};
+pub use noise::noise_spread;
+pub use syscall::syscall_floor;
+pub use tail::{tail_histogram, tail_percentiles};
 
 /// Every chart name [`build`] knows, as used in `{{chart "NAME"}}`.
-pub const CHART_NAMES: &[&str] = &["first-touch-ns-per-page", "first-touch-faults"];
+pub const CHART_NAMES: &[&str] = &[
+    "first-touch-ns-per-page",
+    "first-touch-faults",
+    "tail-histogram",
+    "tail-percentiles",
+    "alloc-latency",
+    "syscall-floor",
+    "noise-spread",
+];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildError {
@@ -56,6 +75,23 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
         )),
         "first-touch-faults" => Ok(first_touch_faults(run()?)),
+        "tail-histogram" => Ok(tail_histogram(run()?)),
+        "tail-percentiles" => Ok(tail_percentiles(
+            run()?,
+            reference_for(references, pagewalk_model::tail::EXPERIMENT),
+        )),
+        "alloc-latency" => Ok(alloc_latency(
+            run()?,
+            reference_for(references, pagewalk_model::alloc::EXPERIMENT),
+        )),
+        "syscall-floor" => Ok(syscall_floor(
+            run()?,
+            reference_for(references, pagewalk_model::syscall::EXPERIMENT),
+        )),
+        "noise-spread" => Ok(noise_spread(
+            run()?,
+            reference_for(references, pagewalk_model::noise::EXPERIMENT),
+        )),
         _ => Err(BuildError::UnknownChart(name.to_string())),
     }
 }

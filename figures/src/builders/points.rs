@@ -1,0 +1,87 @@
+//! Points and notes shared by the latency charts (tail, alloc, syscall,
+//! noise).
+
+use pagewalk_model::{Latency, RunFile};
+
+use super::series_name;
+use crate::spec::Point;
+
+/// Why a source has no results of `experiment`, if it has none.
+pub fn missing_reason(run: &RunFile, experiment: &str) -> Option<String> {
+    let e = run.experiment(experiment);
+    if e.is_some_and(|e| e.results.is_some()) {
+        return None;
+    }
+    let why = e
+        .and_then(|e| e.reason.clone())
+        .unwrap_or_else(|| format!("the {experiment} experiment did not run"));
+    Some(format!("{}: {why}", series_name(run)))
+}
+
+/// The median with a whisker up to p99 (when the source has both); a gap
+/// with the reason when there is no median.
+pub fn percentile_point(key: &str, latency: Option<&Latency>, skipped: Option<&str>) -> Point {
+    match latency.and_then(|l| Some((l.p50_ns?, l))) {
+        Some((p50, l)) => Point {
+            min: l.p99_ns.map(|_| p50),
+            max: l.p99_ns,
+            note: l.n.map(|n| format!("{n} batches")),
+            ..Point::bar(key, Some(p50))
+        },
+        None => Point {
+            note: Some(match skipped {
+                Some(why) => format!("skipped: {why}"),
+                None => "not reported by this source".into(),
+            }),
+            ..Point::bar(key, None)
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{r2, run};
+    use crate::{build, render_svg, table_html, Palette};
+
+    #[test]
+    fn every_latency_chart_renders_addressable_marks() {
+        let (run, refs) = (run(), [r2("r2-perf-05.json"), r2("r2-systems-01.json")]);
+        let runs = [&run, &refs[0], &refs[1]];
+        for name in [
+            "tail-histogram",
+            "tail-percentiles",
+            "alloc-latency",
+            "syscall-floor",
+            "noise-spread",
+        ] {
+            let spec = build(name, &runs).unwrap();
+            let svg = render_svg(&spec, &Palette::light(), 720, 0);
+            let marks = svg.matches("class=\"pw-mark\"").count();
+            let values = spec
+                .series
+                .iter()
+                .flat_map(|s| &s.points)
+                .filter(|p| p.value.is_some())
+                .count();
+            assert_eq!(marks, values, "{name}");
+            for attr in [
+                "data-series=",
+                "data-category=",
+                "data-value=",
+                "tabindex=\"0\"",
+                "aria-label=",
+            ] {
+                assert!(svg.contains(attr), "{name} lacks {attr}");
+            }
+        }
+    }
+
+    #[test]
+    fn named_whiskers_are_read_as_percentiles() {
+        let spec = build("alloc-latency", &[&run()]).unwrap();
+        let svg = render_svg(&spec, &Palette::light(), 720, 0);
+        assert!(svg.contains("p50 9000, p99 15000"), "{svg}");
+        assert!(!svg.contains("min 9000"));
+        assert!(table_html(&spec).contains("p50 – p99 in brackets"));
+    }
+}
