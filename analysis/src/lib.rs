@@ -5,3 +5,4 @@
 
 pub mod chase;
 pub mod rng;
+pub mod steps;

@@ -109,6 +109,11 @@ pub struct RunArgs {
     /// First-touch modes to run, comma-separated (default: all).
     #[arg(long, value_name = "MODE,...", value_delimiter = ',', value_parser = parse_mode)]
     pub modes: Vec<Mode>,
+    /// thp: reserve N 2 MiB hugetlbfs pages for its MAP_HUGETLB attempt and
+    /// put the old count back afterwards (needs root; otherwise no system
+    /// setting is ever changed).
+    #[arg(long, value_name = "N")]
+    pub reserve_hugepages: Option<u64>,
 }
 
 /// Everything an experiment needs to know about how it was asked to run.
@@ -118,6 +123,7 @@ pub struct Settings {
     pub size: Option<u64>,
     pub reps: Option<u32>,
     pub modes: Vec<Mode>,
+    pub reserve_hugepages: Option<u64>,
 }
 
 impl RunArgs {
@@ -132,6 +138,7 @@ impl RunArgs {
                 .into_iter()
                 .filter(|m| self.modes.is_empty() || self.modes.contains(m))
                 .collect(),
+            reserve_hugepages: self.reserve_hugepages,
         }
     }
 }

@@ -52,6 +52,29 @@ pub fn allow(requested: u64, mem_available: u64, cgroup_limit: Option<u64>) -> O
     Some(Allowance { bytes, note })
 }
 
+/// [`allow`] against this moment's `MemAvailable`. The inner `Err` is why
+/// nothing fits (a skip, not a failure); the outer one an unreadable
+/// `/proc/meminfo`.
+pub fn allow_now(
+    requested: u64,
+    cgroup_limit: Option<u64>,
+) -> Result<Result<Allowance, String>, String> {
+    let meminfo = crate::procfs::read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
+    let available = meminfo
+        .get("MemAvailable")
+        .ok_or("/proc/meminfo has no MemAvailable")?
+        * 1024;
+    Ok(allow(requested, available, cgroup_limit).ok_or_else(|| {
+        let cgroup = cgroup_limit.map_or(String::new(), |l| {
+            format!(" or of the cgroup limit ({})", human(l))
+        });
+        format!(
+            "not even 2 MiB fits in a quarter of MemAvailable ({}){cgroup}",
+            human(available)
+        )
+    }))
+}
+
 /// Binary units, trimmed: `1 GiB`, `64 MiB`, `1.5 GiB`.
 pub fn human(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -76,6 +76,40 @@ pub fn read_smaps_rollup() -> io::Result<BTreeMap<String, u64>> {
     )?))
 }
 
+/// `/proc/self/smaps`: the `Name: value kB` fields of the mapping that
+/// contains `addr` (its header reads `start-end perms ...`, hex). `None`
+/// when no mapping contains it.
+pub fn parse_smaps_at(text: &str, addr: usize) -> Option<BTreeMap<String, u64>> {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if !mapping_range(line).is_some_and(|(start, end)| (start..end).contains(&addr)) {
+            continue;
+        }
+        let body: Vec<&str> = lines
+            .by_ref()
+            .take_while(|l| mapping_range(l).is_none())
+            .collect();
+        return Some(parse_kib_fields(&body.join("\n")));
+    }
+    None
+}
+
+/// The address range of an smaps header line (`7f00-7f80 rw-p ...`).
+fn mapping_range(line: &str) -> Option<(usize, usize)> {
+    let (a, b) = line.split_whitespace().next()?.split_once('-')?;
+    Some((
+        usize::from_str_radix(a, 16).ok()?,
+        usize::from_str_radix(b, 16).ok()?,
+    ))
+}
+
+pub fn read_smaps_at(addr: usize) -> io::Result<Option<BTreeMap<String, u64>>> {
+    Ok(parse_smaps_at(
+        &std::fs::read_to_string("/proc/self/smaps")?,
+        addr,
+    ))
+}
+
 /// Free memory and fragmentation right now: what decides whether the kernel
 /// can hand out 2 MiB pages at all.
 pub fn memory_snapshot() -> Result<MemorySnapshot, String> {
@@ -130,6 +164,25 @@ mod tests {
         assert_eq!(m["Rss"], 1_050_292);
         assert_eq!(m["AnonHugePages"], 102_400);
         assert_eq!(m.len(), 2);
+    }
+
+    #[test]
+    fn smaps_fields_of_one_mapping() {
+        let text = "7f0000000000-7f0000200000 rw-p 00000000 00:00 0 \n\
+             Size:               2048 kB\n\
+             AnonHugePages:         0 kB\n\
+             7f0000200000-7f0040200000 rw-p 00000000 00:00 0 \n\
+             Size:            1048576 kB\n\
+             AnonHugePages:    348160 kB\n\
+             VmFlags: rd wr mr mw me ac hg\n";
+        let m = parse_smaps_at(text, 0x7f00_1000_0000).unwrap();
+        assert_eq!(m["AnonHugePages"], 348_160);
+        assert_eq!(m["Size"], 1_048_576);
+        assert_eq!(
+            parse_smaps_at(text, 0x7f00_0000_0010).unwrap()["Size"],
+            2048
+        );
+        assert!(parse_smaps_at(text, 0x1000).is_none());
     }
 
     #[test]

@@ -227,8 +227,8 @@ pub enum StepKind {
 pub struct Step {
     /// The regime whose curve has the step.
     pub regime: Regime,
-    /// x where the rise is centred (geometric middle of `from_x`..`to_x`):
-    /// bytes for the staircase, pages for tlb-reach.
+    /// x where the curve is steepest: bytes for the staircase, pages for
+    /// tlb-reach.
     pub at_x: f64,
     pub from_x: f64,
     pub to_x: f64,
@@ -240,6 +240,11 @@ pub struct Step {
     /// (72 x 4 KiB = 288 KiB)`; absent when nothing known is near.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<String>,
+    /// What that known size is. It differs from `kind` when, say, a TLB
+    /// reach's step stays put with huge pages (in a VM whose host backs
+    /// guest huge pages with 4 KiB pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches_kind: Option<StepKind>,
 }
 
 /// One expected bend (from CPUID or sysfs) against what the curve showed.

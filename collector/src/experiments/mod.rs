@@ -4,6 +4,7 @@
 
 pub mod alloc;
 mod first_touch;
+mod translation;
 mod noise;
 mod numa;
 pub mod syscall;
@@ -44,6 +45,21 @@ pub const ALL: &[Experiment] = &[Experiment {
     name: pagewalk_model::first_touch::EXPERIMENT,
     description: "cost of touching fresh anonymous memory, per way of allocating it (mmap, THP, MAP_POPULATE, malloc, calloc, Vec)",
     run: first_touch::run,
+},
+Experiment {
+    name: pagewalk_model::translation::STAIRCASE,
+    description: "dependent pointer chase, ns per load from 4 KiB to 1 GiB, with 4 KiB and huge pages: the cache and TLB staircases, bends vs CPUID",
+    run: translation::staircase::run,
+},
+Experiment {
+    name: pagewalk_model::translation::TLB_REACH,
+    description: "one cache line per page, data kept in cache, 8 to thousands of pages: translation alone, with 4 KiB and huge pages",
+    run: translation::tlb_reach::run,
+},
+Experiment {
+    name: pagewalk_model::translation::THP,
+    description: "4 KiB vs huge pages at 256 MiB and 1 GiB: what THP actually granted, MADV_COLLAPSE, buddyinfo, a MAP_HUGETLB attempt",
+    run: translation::thp::run,
 },
 Experiment {
     name: pagewalk_model::tail::EXPERIMENT,

@@ -4,7 +4,7 @@
 
 mod cgroup;
 mod cpu;
-mod pmu;
+pub mod pmu;
 
 use std::collections::BTreeMap;
 use std::fs;

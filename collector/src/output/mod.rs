@@ -3,3 +3,4 @@
 pub mod hot_path;
 pub mod json;
 pub mod summary;
+pub mod translation;

@@ -110,6 +110,9 @@ fn experiment(out: &mut String, e: &ExperimentRecord) {
         (Status::Ok, Some(r)) if super::hot_path::handles(r) => {
             super::hot_path::render(out, &e.name, &took, r)
         }
+        (Status::Ok, Some(r)) if super::translation::handles(r) => {
+            super::translation::render(out, &e.name, &took, r)
+        }
         (status, _) => {
             let status = format!("{status:?}").to_uppercase();
             let _ = writeln!(

@@ -29,7 +29,7 @@ const FULL_REPS: u32 = 3;
 
 pub fn run(env: &Env) -> Result<Outcome, String> {
     let requested = env.settings.size_or(FULL_SIZE, QUICK_SIZE);
-    let allowance = match fit(requested, env.machine.memory.cgroup_limit_bytes)? {
+    let allowance = match guard::allow_now(requested, env.machine.memory.cgroup_limit_bytes)? {
         Ok(allowance) => allowance,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
@@ -95,29 +95,6 @@ struct Plan {
     stride: u64,
     pages: u64,
     repetitions: u32,
-}
-
-/// The guarded size, or why nothing fits (the inner `Err`: a skip, not a failure).
-fn fit(
-    requested: u64,
-    cgroup_limit: Option<u64>,
-) -> Result<Result<guard::Allowance, String>, String> {
-    let meminfo = procfs::read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
-    let available = meminfo
-        .get("MemAvailable")
-        .ok_or("/proc/meminfo has no MemAvailable")?
-        * 1024;
-    Ok(
-        guard::allow(requested, available, cgroup_limit).ok_or_else(|| {
-            let cgroup = cgroup_limit.map_or(String::new(), |l| {
-                format!(" or of the cgroup limit ({})", guard::human(l))
-            });
-            format!(
-                "not even 2 MiB fits in a quarter of MemAvailable ({}){cgroup}",
-                guard::human(available)
-            )
-        }),
-    )
 }
 
 type Samples = BTreeMap<Mode, Vec<Sample>>;

@@ -1,0 +1,338 @@
+//! The dependent pointer chase that `staircase`, `tlb-reach` and `thp` all
+//! time: one pointer per slot, linked in a random single cycle
+//! ([`pagewalk_analysis::chase::cycle`]), so each load's address is the
+//! previous load's value and no prefetcher can run ahead. One call of
+//! [`run`] maps a region, writes the cycle into it, warms it, times it and
+//! proves the loop did what it claims.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use pagewalk_model::{ChasePoint, CounterState, CounterStatus, Regime, Summary};
+
+use super::region::{errno_name, Region};
+use crate::faults::Faults;
+use crate::machine::pmu::{self, Counter};
+
+const LINE: usize = 64;
+const PAGE: usize = 4096;
+/// Warm-up loads: at least enough to settle, at most a few ms at DRAM
+/// latency (a lap of a 1 GiB chase would take seconds; its first write
+/// pass already touched every line).
+const WARM_LOADS: (u64, u64) = (20_000, 1 << 18);
+/// Loads per timed sample, whatever the calibration says.
+const SAMPLE_LOADS: (u64, u64) = (10_000, 1 << 32);
+
+/// Where slot `i` of the cycle lives in the region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Slot `i` at byte `i * stride`: every byte of the region is in play.
+    Strided { stride: usize },
+    /// Slot `i` is one line of page `i`, at line `(i * step) mod 64`, so
+    /// the lines fall in every cache set instead of all in one.
+    LinePerPage { step: usize },
+}
+
+impl Layout {
+    pub fn offset(self, slot: usize) -> usize {
+        match self {
+            Layout::Strided { stride } => slot * stride,
+            Layout::LinePerPage { step } => slot * PAGE + (slot * step) % (PAGE / LINE) * LINE,
+        }
+    }
+
+    /// Bytes a chase of `slots` spans.
+    pub fn bytes(self, slots: usize) -> usize {
+        match self {
+            Layout::Strided { stride } => slots * stride,
+            Layout::LinePerPage { .. } => slots * PAGE,
+        }
+    }
+
+    fn slot_at(self, offset: usize) -> usize {
+        match self {
+            Layout::Strided { stride } => offset / stride,
+            Layout::LinePerPage { .. } => offset / PAGE,
+        }
+    }
+}
+
+/// How long and how often to time each point.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub repetitions: u32,
+    /// Target length of one timed sample: long enough that timer
+    /// resolution and one interrupt do not matter.
+    pub sample_ns: f64,
+}
+
+/// The counters that prove what a chase did, opened once per experiment.
+pub struct Counters {
+    dtlb: Option<Counter>,
+    faults: Option<Counter>,
+    pub status: CounterStatus,
+}
+
+impl Counters {
+    pub fn open() -> Counters {
+        let open = |(kind, config): (u32, u64), what: &str| match Counter::open(kind, config, true)
+        {
+            Ok(c) => (
+                Some(c),
+                CounterState {
+                    available: true,
+                    detail: format!("perf_event_open({what}, user space only) opened"),
+                },
+            ),
+            Err(e) => (
+                None,
+                CounterState {
+                    available: false,
+                    detail: format!(
+                        "perf_event_open({what}, user space only) failed: {} ({e})",
+                        errno_name(&e)
+                    ),
+                },
+            ),
+        };
+        let (dtlb, dtlb_state) = open(pmu::DTLB_READ_MISS, "dTLB read misses");
+        let (faults, fault_state) = open(pmu::PAGE_FAULTS, "software page faults");
+        Counters {
+            dtlb,
+            faults,
+            status: CounterStatus {
+                dtlb_load_misses: dtlb_state,
+                page_faults: fault_state,
+            },
+        }
+    }
+
+    fn start(&self) {
+        self.dtlb
+            .iter()
+            .chain(&self.faults)
+            .for_each(Counter::start);
+    }
+
+    fn stop(&self) -> (Option<u64>, Option<u64>) {
+        (
+            self.dtlb.as_ref().and_then(Counter::stop),
+            self.faults.as_ref().and_then(Counter::stop),
+        )
+    }
+}
+
+/// One measured point and the proof that every sample followed the cycle.
+pub struct Chased {
+    pub point: ChasePoint,
+    pub samples_verified: usize,
+    /// One line per sample that did not land where the permutation says.
+    pub mismatches: Vec<String>,
+}
+
+/// Maps a region for `regime`, links `next` into it with `layout`, collapses
+/// it into huge pages where asked, warms it and times `plan.repetitions`
+/// samples.
+pub fn run(
+    regime: Regime,
+    layout: Layout,
+    next: &[usize],
+    plan: &Plan,
+    counters: &Counters,
+) -> Result<Chased, String> {
+    let region = Region::map(layout.bytes(next.len()), regime)?;
+    Ok(run_in(&region, layout, next, plan, counters))
+}
+
+/// [`run`] on a region mapped by the caller (the hugetlbfs pool).
+pub fn run_in(
+    region: &Region,
+    layout: Layout,
+    next: &[usize],
+    plan: &Plan,
+    counters: &Counters,
+) -> Chased {
+    link(region, layout, next);
+    let collapse = region.collapse();
+    let mut chased = time(region, layout, next, plan, counters);
+    let anon_huge_kib = region.anon_huge_kib();
+    chased.point.anon_huge_kib = anon_huge_kib;
+    chased.point.huge_fraction =
+        anon_huge_kib.map(|k| (k as f64 * 1024.0 / region.window() as f64).min(1.0));
+    chased.point.collapse = collapse;
+    chased
+}
+
+/// Writes the cycle: slot `i` holds the address of slot `next[i]`. Slots
+/// are written in address order, so this pass is also the first touch.
+pub fn link(region: &Region, layout: Layout, next: &[usize]) {
+    let at = |slot: usize| region.start.wrapping_add(layout.offset(slot));
+    assert!(
+        layout.bytes(next.len()) <= region.len,
+        "the cycle fits the region"
+    );
+    for (i, &j) in next.iter().enumerate() {
+        // SAFETY: every offset is below layout.bytes(n) <= region.len, and
+        // slots are 8-byte aligned (strides and lines are multiples of 64).
+        unsafe { at(i).cast::<usize>().write(at(j) as usize) };
+    }
+}
+
+/// Times the chase already linked into `region`.
+pub fn time(
+    region: &Region,
+    layout: Layout,
+    next: &[usize],
+    plan: &Plan,
+    counters: &Counters,
+) -> Chased {
+    let n = next.len();
+    let at = |slot: usize| region.start.wrapping_add(layout.offset(slot)) as *const usize;
+    let warm = (n as u64).clamp(WARM_LOADS.0, WARM_LOADS.1);
+    let started = Instant::now();
+    let mut p = black_box(chase(at(0), warm));
+    let estimate = started.elapsed().as_nanos() as f64 / warm as f64;
+    let loads = ((plan.sample_ns / estimate.max(0.1)) as u64).clamp(SAMPLE_LOADS.0, SAMPLE_LOADS.1);
+
+    let mut samples = Vec::new();
+    let mut mismatches = Vec::new();
+    let (mut faults, mut dtlb, mut perf_faults) = (0, Some(0), Some(0));
+    for rep in 0..plan.repetitions {
+        let slot = layout.slot_at(p as usize - region.start as usize);
+        let faults_before = Faults::of_this_thread();
+        counters.start();
+        let t = Instant::now();
+        let end = black_box(chase(black_box(p), loads));
+        let ns = t.elapsed().as_nanos() as f64;
+        let (d, f) = counters.stop();
+        faults += (Faults::of_this_thread() - faults_before).minor;
+        dtlb = dtlb.zip(d).map(|(a, b)| a + b);
+        perf_faults = perf_faults.zip(f).map(|(a, b)| a + b);
+        samples.push(ns / loads as f64);
+        // The proof: `loads` steps of the permutation from where the sample
+        // started (the cycle has length n, so loads mod n steps suffice).
+        let expected = walk(next, slot, loads % n as u64);
+        if end != at(expected) {
+            let got = layout.slot_at(end as usize - region.start as usize);
+            mismatches.push(format!(
+                "sample {}: ended at slot {got}, the permutation says {expected}",
+                rep + 1
+            ));
+        }
+        p = end;
+    }
+    let summary = Summary::of(&samples).unwrap_or(Summary {
+        n: 0,
+        min: 0.0,
+        median: 0.0,
+        max: 0.0,
+        mean: 0.0,
+    });
+    Chased {
+        samples_verified: samples.len() - mismatches.len(),
+        mismatches,
+        point: ChasePoint {
+            region_bytes: layout.bytes(n) as u64,
+            pages: Some(layout.bytes(n).div_ceil(PAGE) as u64),
+            slots: Some(n as u64),
+            loads_per_sample: Some(loads),
+            samples_ns_per_load: samples,
+            ns_per_load: summary,
+            anon_huge_kib: None,
+            huge_fraction: None,
+            collapse: None,
+            timed_minor_faults: Some(faults),
+            dtlb_load_misses: counters.dtlb.as_ref().and(dtlb),
+            perf_page_faults: counters.faults.as_ref().and(perf_faults),
+            note: None,
+        },
+    }
+}
+
+/// `loads` dependent loads from `p`: each address is the value just loaded.
+/// Not inlined, so the loop is the same machine code at every size.
+#[inline(never)]
+fn chase(mut p: *const usize, loads: u64) -> *const usize {
+    for _ in 0..loads {
+        // SAFETY: every slot holds the address of another slot of the
+        // linked region (see `link`), which outlives the call.
+        p = unsafe { p.read() } as *const usize;
+    }
+    p
+}
+
+/// Where `steps` steps of the permutation lead from `slot`.
+fn walk(next: &[usize], mut slot: usize, steps: u64) -> usize {
+    for _ in 0..steps {
+        slot = next[slot];
+    }
+    slot
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pagewalk_analysis::chase::cycle;
+
+    #[test]
+    fn layouts_place_slots() {
+        let s = Layout::Strided { stride: 64 };
+        assert_eq!((s.offset(3), s.bytes(10), s.slot_at(192)), (192, 640, 3));
+        let l = Layout::LinePerPage { step: 13 };
+        assert_eq!(l.offset(0), 0);
+        assert_eq!(l.offset(1), 4096 + 13 * 64);
+        assert_eq!(l.offset(5), 5 * 4096 + 64); // 65 mod 64 = line 1
+        assert_eq!(l.slot_at(l.offset(77)), 77);
+        // An odd step puts 64 consecutive pages' lines on 64 different lines.
+        let mut lines: Vec<usize> = (0..64).map(|i| l.offset(i) % 4096 / 64).collect();
+        lines.sort_unstable();
+        assert_eq!(lines, (0..64).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_chase_lands_where_the_permutation_says() {
+        let counters = Counters::open();
+        let plan = Plan {
+            repetitions: 3,
+            sample_ns: 2e5,
+        };
+        for (layout, n) in [
+            (Layout::Strided { stride: 64 }, 1000),
+            (Layout::LinePerPage { step: 13 }, 300),
+        ] {
+            let next = cycle(n, 7);
+            let c = run(Regime::Small, layout, &next, &plan, &counters).unwrap();
+            assert!(c.mismatches.is_empty(), "{:?}", c.mismatches);
+            assert_eq!(c.samples_verified, 3);
+            let p = &c.point;
+            assert_eq!(p.samples_ns_per_load.len(), 3);
+            assert!(p.ns_per_load.min > 0.0);
+            assert_eq!(p.slots, Some(n as u64));
+            assert_eq!(p.anon_huge_kib, Some(0));
+            assert!(p.collapse.is_none());
+        }
+    }
+
+    #[test]
+    fn a_broken_cycle_is_caught() {
+        let counters = Counters::open();
+        let plan = Plan {
+            repetitions: 2,
+            sample_ns: 1e5,
+        };
+        let layout = Layout::Strided { stride: 64 };
+        let next = cycle(512, 1);
+        let region = Region::map(layout.bytes(512), Regime::Small).unwrap();
+        link(&region, layout, &next);
+        // The loop runs on memory that disagrees with what `time` is told:
+        // two steps per load instead of one.
+        let lying: Vec<usize> = (0..512).map(|i| next[next[i]]).collect();
+        let c = time(&region, layout, &lying, &plan, &counters);
+        let loads = c.point.loads_per_sample.unwrap();
+        assert!(
+            c.mismatches.len() == 2 || loads.is_multiple_of(512),
+            "{:?}",
+            c.mismatches
+        );
+    }
+}

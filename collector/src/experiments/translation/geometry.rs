@@ -1,0 +1,297 @@
+//! What the machine says about its TLBs (CPUID) and caches (sysfs): the
+//! bends a latency curve should show if the description is true. In a VM
+//! CPUID is whatever the hypervisor passes through, so the curve may
+//! disagree; both are recorded.
+
+use std::fs;
+use std::path::Path;
+
+use pagewalk_model::{CacheLevel, Geometry, TlbKind, TlbLevel};
+use raw_cpuid::{Associativity, CpuId, CpuIdReader, DatType};
+
+const KIB: u64 = 1024;
+const PAGE_4K: u64 = 4 * KIB;
+const PAGE_2M: u64 = 2 << 20;
+const PAGE_1G: u64 = 1 << 30;
+
+pub fn read() -> Geometry {
+    let (tlb_source, tlbs) = tlbs();
+    Geometry {
+        tlb_source,
+        tlbs,
+        caches: caches(Path::new("/sys/devices/system/cpu/cpu0/cache")),
+    }
+}
+
+fn tlbs() -> (String, Vec<TlbLevel>) {
+    let id = CpuId::new();
+    let vendor = id
+        .get_vendor_info()
+        .map(|v| v.as_str().to_string())
+        .unwrap_or_default();
+    match vendor.as_str() {
+        "AuthenticAMD" | "HygonGenuine" => amd(&id),
+        "GenuineIntel" => intel(&id),
+        other => (
+            format!("CPUID: no TLB leaves decoded for vendor {other:?}"),
+            Vec::new(),
+        ),
+    }
+}
+
+/// AMD: leaves 0x8000_0005 (L1), 0x8000_0006 (L2) and 0x8000_0019 (1 GiB).
+fn amd<R: CpuIdReader>(id: &CpuId<R>) -> (String, Vec<TlbLevel>) {
+    let mut out = Vec::new();
+    let mut add = |level, page_bytes, entries: u32, assoc: Option<Associativity>| {
+        if entries > 0 {
+            out.push(tlb(level, TlbKind::Data, page_bytes, entries, assoc));
+        }
+    };
+    if let Some(l1) = id.get_l1_cache_and_tlb_info() {
+        add(
+            1,
+            PAGE_4K,
+            l1.dtlb_4k_size().into(),
+            Some(l1.dtlb_4k_associativity()),
+        );
+        add(
+            1,
+            PAGE_2M,
+            l1.dtlb_2m_4m_size().into(),
+            Some(l1.dtlb_2m_4m_associativity()),
+        );
+    }
+    if let Some(l2) = id.get_l2_l3_cache_and_tlb_info() {
+        add(
+            2,
+            PAGE_4K,
+            l2.dtlb_4k_size().into(),
+            Some(l2.dtlb_4k_associativity()),
+        );
+        add(
+            2,
+            PAGE_2M,
+            l2.dtlb_2m_4m_size().into(),
+            Some(l2.dtlb_2m_4m_associativity()),
+        );
+    }
+    if let Some(g) = id.get_tlb_1gb_page_info() {
+        add(
+            1,
+            PAGE_1G,
+            g.dtlb_l1_1gb_size().into(),
+            Some(g.dtlb_l1_1gb_associativity()),
+        );
+        add(
+            2,
+            PAGE_1G,
+            g.dtlb_l2_1gb_size().into(),
+            Some(g.dtlb_l2_1gb_associativity()),
+        );
+    }
+    ("CPUID 0x80000005/0x80000006/0x80000019 (AMD)".into(), out)
+}
+
+/// Intel: leaf 0x18 (deterministic address translation), else the leaf 0x2
+/// descriptors.
+fn intel<R: CpuIdReader>(id: &CpuId<R>) -> (String, Vec<TlbLevel>) {
+    let mut out = Vec::new();
+    if let Some(dat) = id.get_deterministic_address_translation_info() {
+        for d in dat {
+            let kind = match d.cache_type() {
+                DatType::DataTLB | DatType::LoadOnly => TlbKind::Data,
+                DatType::UnifiedTLB => TlbKind::Unified,
+                _ => continue,
+            };
+            let entries = u32::from(d.ways()) * d.sets();
+            let assoc = if d.is_fully_associative() {
+                "fully associative".to_string()
+            } else {
+                format!("{}-way", d.ways())
+            };
+            let sizes = [
+                (d.has_4k_entries(), PAGE_4K),
+                (d.has_2mb_entries(), PAGE_2M),
+                (d.has_1gb_entries(), PAGE_1G),
+            ];
+            for (_, page) in sizes.into_iter().filter(|(has, _)| *has) {
+                out.push(TlbLevel {
+                    level: d.cache_level(),
+                    kind,
+                    page_bytes: page,
+                    entries,
+                    associativity: Some(assoc.clone()),
+                });
+            }
+        }
+        if !out.is_empty() {
+            return ("CPUID 0x18 (Intel)".into(), out);
+        }
+    }
+    if let Some(info) = id.get_cache_info() {
+        for c in info {
+            out.extend(leaf2_descriptor(c.desc()));
+        }
+    }
+    ("CPUID 0x2 descriptors (Intel)".into(), out)
+}
+
+/// Reads a leaf-0x2 TLB descriptor such as `Data TLB: 4 KByte pages, 4-way
+/// set associative, 64 entries` or `Shared 2nd-Level TLB: 4 KByte/2MByte
+/// pages, 8-way associative, 1024 entries`. Instruction TLBs and anything
+/// that is not a TLB give nothing.
+fn leaf2_descriptor(desc: &str) -> Vec<TlbLevel> {
+    let (head, rest) = desc.split_once(':').unwrap_or(("", ""));
+    let shared = head.contains("Shared 2nd-Level TLB") || head.contains("STLB");
+    let data = head.contains("Data TLB") || head.starts_with("DTLB") || head.starts_with("uTLB");
+    if !(shared || data) {
+        return Vec::new();
+    }
+    // The first array only (a few descriptors describe a second one).
+    let first = rest.split(" and a separate").next().unwrap_or(rest);
+    let words: Vec<&str> = first.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    let Some(entries) = words
+        .iter()
+        .position(|w| *w == "entries")
+        .and_then(|i| words.get(i.checked_sub(1)?))
+        .and_then(|w| w.parse::<u32>().ok())
+    else {
+        return Vec::new();
+    };
+    let compact: String = first.chars().filter(|c| !c.is_whitespace()).collect();
+    let mut pages = Vec::new();
+    if compact.contains("4KByte") || compact.contains("4k") {
+        pages.push(PAGE_4K);
+    }
+    if compact.contains("2MByte") || compact.contains("2-MByte") || compact.contains("2M") {
+        pages.push(PAGE_2M);
+    }
+    if compact.contains("1GByte") {
+        pages.push(PAGE_1G);
+    }
+    let assoc = if compact.contains("fullyassociative") {
+        Some("fully associative".to_string())
+    } else {
+        words
+            .iter()
+            .find_map(|w| w.strip_suffix("-way"))
+            .map(|n| format!("{n}-way"))
+    };
+    pages
+        .into_iter()
+        .map(|page| TlbLevel {
+            level: if shared { 2 } else { 1 },
+            kind: if shared {
+                TlbKind::Unified
+            } else {
+                TlbKind::Data
+            },
+            page_bytes: page,
+            entries,
+            associativity: assoc.clone(),
+        })
+        .collect()
+}
+
+fn tlb(
+    level: u8,
+    kind: TlbKind,
+    page_bytes: u64,
+    entries: u32,
+    a: Option<Associativity>,
+) -> TlbLevel {
+    TlbLevel {
+        level,
+        kind,
+        page_bytes,
+        entries,
+        associativity: a.and_then(|a| match a {
+            Associativity::NWay(n) => Some(format!("{n}-way")),
+            Associativity::FullyAssociative => Some("fully associative".into()),
+            Associativity::DirectMapped => Some("direct mapped".into()),
+            _ => None,
+        }),
+    }
+}
+
+/// `index*/{level,type,size}` under `dir`, in level order.
+fn caches(dir: &Path) -> Vec<CacheLevel> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<CacheLevel> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+        .filter_map(|e| {
+            let read = |f: &str| fs::read_to_string(e.path().join(f)).ok();
+            Some(CacheLevel {
+                level: read("level")?.trim().parse().ok()?,
+                kind: read("type")?.trim().to_string(),
+                size_bytes: parse_cache_size(&read("size")?)?,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (a.level, &a.kind).cmp(&(b.level, &b.kind)));
+    out
+}
+
+/// sysfs cache sizes: `32K`, `1024K`, `32M`.
+fn parse_cache_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let (num, mult) = match t.chars().last()? {
+        'K' => (&t[..t.len() - 1], KIB),
+        'M' => (&t[..t.len() - 1], KIB * KIB),
+        'G' => (&t[..t.len() - 1], KIB * KIB * KIB),
+        _ => (t, 1),
+    };
+    Some(num.parse::<u64>().ok()? * mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaf2_descriptors() {
+        let d = leaf2_descriptor("Data TLB: 4 KByte pages, 4-way set associative, 64 entries");
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].level, d[0].entries, d[0].page_bytes),
+            (1, 64, PAGE_4K)
+        );
+        assert_eq!(d[0].associativity.as_deref(), Some("4-way"));
+        let s = leaf2_descriptor(
+            "Shared 2nd-Level TLB: 4 KByte/2MByte pages, 8-way associative, 1024 entries",
+        );
+        assert_eq!(s.len(), 2);
+        assert!(s.iter().all(|t| t.level == 2 && t.entries == 1024));
+        assert_eq!(s[1].page_bytes, PAGE_2M);
+        let h = leaf2_descriptor("Data TLB: 4 KByte and 4 MByte pages,128 entries");
+        assert_eq!(h[0].entries, 128);
+        assert!(leaf2_descriptor(
+            "Instruction TLB: 4 KByte pages, 4-way set associative, 32 entries"
+        )
+        .is_empty());
+        assert!(leaf2_descriptor(
+            "1st-level data cache: 32 KBytes, 8-way set associative, 64 byte line size"
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn cache_sizes() {
+        assert_eq!(parse_cache_size("32K\n"), Some(32 * KIB));
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("2M"), Some(2 << 20));
+        assert_eq!(parse_cache_size("x"), None);
+    }
+
+    #[test]
+    fn this_machine_describes_itself() {
+        let g = read();
+        assert!(!g.tlb_source.is_empty());
+        for t in &g.tlbs {
+            assert!(t.entries > 0 && t.reach_bytes() >= t.page_bytes, "{t:?}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Address translation, measured. Three experiments time the same
+//! dependent pointer chase ([`chase`]) in two page regimes ([`region`]):
+//!
+//! * [`staircase`]: ns per load vs region size, where the cache and the TLB
+//!   staircases interleave;
+//! * [`tlb_reach`]: one line per page, data kept in cache, so only
+//!   translation changes as pages are added;
+//! * [`thp`]: huge pages at large sizes and what the kernel really granted.
+//!
+//! [`bends`] finds the steps and sets them against what CPUID and sysfs say
+//! ([`geometry`]); [`checks`] proves each premise with a counter.
+
+mod bends;
+mod chase;
+mod checks;
+mod geometry;
+mod hugetlb;
+mod region;
+pub mod staircase;
+pub mod thp;
+pub mod tlb_reach;
+
+use pagewalk_model::{Curve, Regime, ThpSettings};
+
+/// Seed of every chase permutation: a run is reproducible, and both regimes
+/// of one size follow the same order.
+pub const SEED: u64 = 0x7061_6765_7761_6c6b; // "pagewalk"
+
+/// Why a regime cannot run on this machine, if it cannot.
+pub fn unavailable(regime: Regime, thp: &ThpSettings) -> Option<String> {
+    match (regime, thp.enabled.as_deref()) {
+        (Regime::Small, _) => None,
+        (Regime::Huge, None) => Some(
+            "this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage/enabled)".into(),
+        ),
+        (Regime::Huge, Some("never")) => {
+            Some("THP enabled=never: MADV_HUGEPAGE cannot obtain huge pages".into())
+        }
+        _ => None,
+    }
+}
+
+/// One empty curve per regime, skipped where the machine cannot run it.
+pub fn empty_curves(thp: &ThpSettings) -> Vec<Curve> {
+    Regime::ALL
+        .iter()
+        .map(|&regime| Curve {
+            regime,
+            skipped: unavailable(regime, thp),
+            points: Vec::new(),
+        })
+        .collect()
+}
+
+/// Sizes from `min` to `max` in steps of a quarter (`fine`) or a half of a
+/// doubling: 1, 1.25, 1.5, 1.75 x 2^k reads better than 2^(k/4) and is as
+/// even on a log axis. `max` itself is always the last size.
+pub fn ladder(min: u64, max: u64, fine_up_to: u64, granule: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut octave = min;
+    while octave <= max {
+        let steps: &[u64] = if octave < fine_up_to {
+            &[4, 5, 6, 7]
+        } else {
+            &[4, 6]
+        };
+        for &q in steps {
+            let size = (octave * q / 4) / granule * granule;
+            if size >= min && size <= max && out.last() != Some(&size) {
+                out.push(size);
+            }
+        }
+        octave *= 2;
+    }
+    if out.last() != Some(&max) {
+        out.push(max);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ladders() {
+        let k = 1024;
+        assert_eq!(
+            ladder(4 * k, 16 * k, u64::MAX, 64),
+            vec![
+                4 * k,
+                5 * k,
+                6 * k,
+                7 * k,
+                8 * k,
+                10 * k,
+                12 * k,
+                14 * k,
+                16 * k
+            ]
+        );
+        assert_eq!(ladder(8, 32, 16, 1), vec![8, 10, 12, 14, 16, 24, 32]);
+        // A guard-scaled maximum ends the ladder.
+        assert_eq!(ladder(8, 20, 0, 1), vec![8, 12, 16, 20]);
+    }
+
+    #[test]
+    fn huge_pages_need_thp() {
+        let thp = |e: Option<&str>| ThpSettings {
+            enabled: e.map(Into::into),
+            defrag: None,
+            khugepaged_defrag: None,
+        };
+        assert!(unavailable(Regime::Huge, &thp(Some("never"))).is_some());
+        assert!(unavailable(Regime::Huge, &thp(None)).is_some());
+        assert!(unavailable(Regime::Huge, &thp(Some("madvise"))).is_none());
+        assert!(unavailable(Regime::Small, &thp(None)).is_none());
+    }
+}

@@ -1,0 +1,202 @@
+//! The memory a chase runs over, backed the way a regime asks: plain 4 KiB
+//! pages, transparent huge pages (2 MiB-aligned, `MADV_HUGEPAGE`, then
+//! `MADV_COLLAPSE`), or the hugetlbfs pool (`MAP_HUGETLB`). Unmapped on drop.
+
+use std::io;
+use std::ptr;
+
+use pagewalk_model::{AdviceOutcome, Regime};
+
+use crate::procfs;
+
+/// A huge page on x86-64.
+pub const HUGE_PAGE: usize = 2 << 20;
+/// `MADV_COLLAPSE` (Linux 6.1): collapse the range into huge pages now,
+/// synchronously, instead of waiting for khugepaged.
+const MADV_COLLAPSE: libc::c_int = 25;
+/// `MAP_HUGE_2MB`: log2(2 MiB) in the `MAP_HUGE_SHIFT` bits.
+const MAP_HUGE_2MB: libc::c_int = 21 << 26;
+
+pub struct Region {
+    base: *mut u8,
+    map_len: usize,
+    /// Where the chase starts: 2 MiB-aligned for huge pages.
+    pub start: *mut u8,
+    /// Bytes the chase may use from `start`.
+    pub len: usize,
+    /// The advised window from `start` (whole huge pages for THP).
+    window: usize,
+    /// Transparent huge pages were asked for (not hugetlbfs, not 4 KiB).
+    thp: bool,
+}
+
+impl Region {
+    /// Maps `len` bytes for `regime`. A huge region is at least one whole
+    /// huge page, so even a 4 KiB chase runs on a single 2 MiB translation.
+    pub fn map(len: usize, regime: Regime) -> Result<Region, String> {
+        let (window, align, advice) = match regime {
+            Regime::Small => (len.next_multiple_of(4096), 0, libc::MADV_NOHUGEPAGE),
+            Regime::Huge => (
+                len.next_multiple_of(HUGE_PAGE),
+                HUGE_PAGE,
+                libc::MADV_HUGEPAGE,
+            ),
+        };
+        let map_len = window + align;
+        let base = mmap(map_len, 0).map_err(|e| format!("mmap({}): {e}", human(map_len)))?;
+        let start = base.wrapping_add(base.align_offset(align.max(1)));
+        let region = Region {
+            base,
+            map_len,
+            start,
+            len,
+            window,
+            thp: regime == Regime::Huge,
+        };
+        // SAFETY: [start, start + window) lies inside the mapping.
+        if unsafe { libc::madvise(start.cast(), window, advice) } != 0 {
+            let err = io::Error::last_os_error();
+            return Err(format!("madvise({}): {err}", advice_name(advice)));
+        }
+        Ok(region)
+    }
+
+    /// Maps `len` bytes (whole 2 MiB pages) from the hugetlbfs pool. The
+    /// error is the kernel's: `ENOMEM` when the pool has too few free pages.
+    pub fn map_hugetlb(len: usize) -> Result<Region, io::Error> {
+        let window = len.next_multiple_of(HUGE_PAGE);
+        let base = mmap(window, libc::MAP_HUGETLB | MAP_HUGE_2MB)?;
+        Ok(Region {
+            base,
+            map_len: window,
+            start: base,
+            len,
+            window,
+            thp: false,
+        })
+    }
+
+    /// `MADV_COLLAPSE` over the window of a THP region, once the chase has
+    /// faulted it in; `None` for 4 KiB regions. A failure is a finding:
+    /// `EINVAL` on kernels without it, `ENOMEM`/`EAGAIN` when no huge page
+    /// could be had.
+    pub fn collapse(&self) -> Option<AdviceOutcome> {
+        if !self.thp {
+            return None;
+        }
+        // SAFETY: the window lies inside the mapping.
+        let rc = unsafe { libc::madvise(self.start.cast(), self.window, MADV_COLLAPSE) };
+        let err = (rc != 0).then(io::Error::last_os_error);
+        Some(AdviceOutcome {
+            advice: "MADV_COLLAPSE".into(),
+            ok: err.is_none(),
+            errno: err.as_ref().map(errno_name),
+            detail: err.map(|e| e.to_string()),
+        })
+    }
+
+    /// The advised window: `len` rounded up to whole pages of the regime.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+
+    /// `AnonHugePages` of this mapping, from `/proc/self/smaps`.
+    pub fn anon_huge_kib(&self) -> Option<u64> {
+        procfs::read_smaps_at(self.start as usize)
+            .ok()
+            .flatten()?
+            .get("AnonHugePages")
+            .copied()
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: base/map_len is exactly what mmap returned; unmapped once.
+        unsafe { libc::munmap(self.base.cast(), self.map_len) };
+    }
+}
+
+fn mmap(len: usize, flags: libc::c_int) -> Result<*mut u8, io::Error> {
+    // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
+    let p = unsafe {
+        libc::mmap(
+            ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(p.cast())
+}
+
+fn advice_name(advice: libc::c_int) -> &'static str {
+    match advice {
+        libc::MADV_HUGEPAGE => "MADV_HUGEPAGE",
+        libc::MADV_NOHUGEPAGE => "MADV_NOHUGEPAGE",
+        _ => "madvise",
+    }
+}
+
+/// The symbolic name of an OS error (`ENOMEM`), as man pages print it.
+pub fn errno_name(err: &io::Error) -> String {
+    let name = match err.raw_os_error() {
+        Some(libc::EINVAL) => "EINVAL",
+        Some(libc::ENOMEM) => "ENOMEM",
+        Some(libc::EAGAIN) => "EAGAIN",
+        Some(libc::EPERM) => "EPERM",
+        Some(libc::EACCES) => "EACCES",
+        Some(libc::EBUSY) => "EBUSY",
+        Some(libc::ENOENT) => "ENOENT",
+        Some(libc::ENODEV) => "ENODEV",
+        Some(libc::EOPNOTSUPP) => "EOPNOTSUPP",
+        Some(libc::EROFS) => "EROFS",
+        Some(n) => return format!("errno {n}"),
+        None => return "no errno".into(),
+    };
+    name.into()
+}
+
+pub fn human(bytes: usize) -> String {
+    crate::guard::human(bytes as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_regions_are_aligned_whole_huge_pages() {
+        let r = Region::map(8192, Regime::Huge).unwrap();
+        assert_eq!(r.start as usize % HUGE_PAGE, 0);
+        assert_eq!((r.len, r.window), (8192, HUGE_PAGE));
+        let s = Region::map(8192, Regime::Small).unwrap();
+        assert_eq!(s.window, 8192);
+        assert!(s.collapse().is_none());
+    }
+
+    #[test]
+    fn smaps_sees_the_region() {
+        let r = Region::map(4 << 20, Regime::Small).unwrap();
+        // SAFETY: within the region.
+        unsafe { ptr::write_volatile(r.start, 1) };
+        assert_eq!(r.anon_huge_kib(), Some(0));
+    }
+
+    #[test]
+    fn errno_names() {
+        assert_eq!(
+            errno_name(&io::Error::from_raw_os_error(libc::ENOMEM)),
+            "ENOMEM"
+        );
+        assert_eq!(
+            errno_name(&io::Error::from_raw_os_error(9999)),
+            "errno 9999"
+        );
+    }
+}

@@ -1,0 +1,104 @@
+//! # staircase
+//!
+//! Premise: a dependent pointer chase over a region costs one memory
+//! access per load, and what that access costs depends on where the line
+//! and its translation live. As the region grows past each cache level the
+//! latency steps up, and so it does past each TLB level's reach (entries x
+//! page size), when every load also needs a page walk. The two staircases
+//! interleave; huge pages tell them apart: a cache step stays where it is,
+//! a TLB step moves 512x further out (or off the chart). So every size is
+//! chased twice over the same permutation, once on 4 KiB pages and once on
+//! huge pages, and the steps found are set against CPUID and sysfs.
+
+use pagewalk_analysis::chase::cycle;
+use pagewalk_model::{Results, StaircaseResults};
+
+use super::chase::{self, Counters, Layout, Plan};
+use super::checks::{self, Proof};
+use super::{bends, empty_curves, geometry, ladder, region::human, SEED};
+use crate::experiments::{Env, Outcome};
+use crate::{guard, interrupt, progress};
+
+const MIN_BYTES: u64 = 4 << 10;
+const FULL_MAX: u64 = 1 << 30;
+const QUICK_MAX: u64 = 64 << 20;
+/// Four sizes per doubling up to here (every cache and TLB bend of current
+/// x86 machines lies below), two beyond.
+const FINE_UP_TO: u64 = 128 << 20;
+/// One pointer per cache line.
+const STRIDE: u64 = 64;
+const FULL_REPS: u32 = 5;
+
+pub fn run(env: &Env) -> Result<Outcome, String> {
+    let s = env.settings;
+    let requested = s.size_or(FULL_MAX, QUICK_MAX);
+    let allowance = match guard::allow_now(requested, env.machine.memory.cgroup_limit_bytes)? {
+        Ok(a) => a,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let sizes = ladder(
+        MIN_BYTES,
+        allowance.bytes,
+        if s.quick { 0 } else { FINE_UP_TO },
+        STRIDE,
+    );
+    let plan = Plan {
+        repetitions: s.reps_or(FULL_REPS),
+        sample_ns: if s.quick { 1e6 } else { 5e6 },
+    };
+    let counters = Counters::open();
+    let mut curves = empty_curves(&env.machine.thp);
+    let mut proof = Proof::default();
+    let runnable = curves.iter().filter(|c| c.skipped.is_none()).count();
+    let bar = progress::bar((sizes.len() * runnable) as u64, "staircase");
+    'sizes: for &size in &sizes {
+        // One permutation per size, shared by both regimes.
+        let next = cycle((size / STRIDE) as usize, SEED);
+        for curve in curves.iter_mut().filter(|c| c.skipped.is_none()) {
+            if interrupt::requested() {
+                break 'sizes;
+            }
+            bar.set_message(format!(
+                "{} ({})",
+                human(size as usize),
+                curve.regime.name()
+            ));
+            let layout = Layout::Strided {
+                stride: STRIDE as usize,
+            };
+            let c = chase::run(curve.regime, layout, &next, &plan, &counters)?;
+            proof.add(
+                &format!("{} ({})", human(size as usize), curve.regime.name()),
+                &c,
+            );
+            curve.points.push(c.point);
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+
+    let geometry = geometry::read();
+    let (steps, agreement) = bends::analyse(
+        &curves,
+        |p| Some(p.region_bytes as f64),
+        &bends::staircase_bends(&geometry),
+    );
+    let checks = checks::for_curves(&curves, &proof, |p| human(p.region_bytes as usize));
+    Ok(Outcome::Done {
+        results: Results::Staircase(StaircaseResults {
+            requested_max_bytes: requested,
+            max_bytes: allowance.bytes,
+            size_note: allowance.note,
+            stride_bytes: STRIDE,
+            repetitions: plan.repetitions,
+            seed: SEED,
+            curves,
+            steps,
+            geometry,
+            agreement,
+            counters: Some(counters.status.clone()),
+            published: Vec::new(),
+        }),
+        checks,
+    })
+}

@@ -1,0 +1,212 @@
+//! Summary lines for the address-translation experiments (staircase,
+//! tlb-reach, thp): the curves at a glance, the steps found, and where
+//! they disagree with what CPUID says.
+
+use std::fmt::Write;
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+use pagewalk_model::{
+    Agreement, ChasePoint, CounterStatus, Curve, Geometry, Regime, Results, Step, ThpResults,
+};
+
+use crate::guard::human;
+
+pub fn handles(r: &Results) -> bool {
+    matches!(
+        r,
+        Results::Staircase(_) | Results::TlbReach(_) | Results::Thp(_)
+    )
+}
+
+pub fn render(out: &mut String, name: &str, took: &str, r: &Results) {
+    match r {
+        Results::Staircase(s) => {
+            let _ = writeln!(
+                out,
+                "{name}: ok{took}: {} to {}, {} repetition(s), ns per load (medians)",
+                human(
+                    s.curves
+                        .iter()
+                        .filter_map(|c| c.points.first())
+                        .map(|p| p.region_bytes)
+                        .min()
+                        .unwrap_or(0)
+                ),
+                human(s.max_bytes),
+                s.repetitions
+            );
+            if let Some(note) = &s.size_note {
+                let _ = writeln!(out, "  size: {note}");
+            }
+            let bytes = |p: &ChasePoint| p.region_bytes as f64;
+            curves(out, &s.curves, bytes, &|x| human(x as u64));
+            steps(
+                out,
+                &s.steps,
+                &|x| human(x as u64),
+                &s.agreement,
+                &s.geometry,
+            );
+            counters(out, s.counters.as_ref());
+        }
+        Results::TlbReach(t) => {
+            let _ = writeln!(
+                out,
+                "{name}: ok{took}: one line per page, data <= {}, {} repetition(s), ns per load (medians)",
+                human(t.data_limit_bytes),
+                t.repetitions
+            );
+            let pages = |p: &ChasePoint| p.pages.unwrap_or(0) as f64;
+            curves(out, &t.curves, pages, &|x| format!("{x} pages"));
+            steps(
+                out,
+                &t.steps,
+                &|x| format!("{x:.0} pages"),
+                &t.agreement,
+                &t.geometry,
+            );
+            counters(out, t.counters.as_ref());
+        }
+        Results::Thp(t) => thp(out, name, took, t),
+        _ => {}
+    }
+}
+
+/// Both regimes side by side at every power-of-two x (the full curve is in
+/// the file and the book).
+fn curves(
+    out: &mut String,
+    curves: &[Curve],
+    x: fn(&ChasePoint) -> f64,
+    label: &dyn Fn(f64) -> String,
+) {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "size",
+        "4 KiB pages",
+        "huge pages",
+        "huge-backed",
+    ]);
+    let of = |r: Regime| curves.iter().find(|c| c.regime == r);
+    let small = of(Regime::Small).map_or(&[][..], |c| &c.points);
+    let huge = of(Regime::Huge).map_or(&[][..], |c| &c.points);
+    for p in small.iter().filter(|p| (x(p) as u64).is_power_of_two()) {
+        let h = huge.iter().find(|h| x(h) == x(p));
+        table.add_row(vec![
+            label(x(p)),
+            format!("{:.1}", p.ns_per_load.median),
+            h.map_or("-".into(), |h| format!("{:.1}", h.ns_per_load.median)),
+            h.and_then(|h| h.huge_fraction)
+                .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
+        ]);
+    }
+    for i in 1..4 {
+        if let Some(col) = table.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let _ = writeln!(out, "{table}");
+    for c in curves.iter().filter(|c| c.skipped.is_some()) {
+        let _ = writeln!(
+            out,
+            "  {} skipped: {}",
+            c.regime.label(),
+            c.skipped.as_deref().unwrap_or("")
+        );
+    }
+}
+
+fn steps(
+    out: &mut String,
+    steps: &[Step],
+    label: &dyn Fn(f64) -> String,
+    agreement: &[Agreement],
+    g: &Geometry,
+) {
+    for s in steps {
+        let _ = writeln!(
+            out,
+            "  step ({}) at {}: {:.1} -> {:.1} ns, {:?}{}",
+            s.regime.name(),
+            label(s.at_x),
+            s.ns_before,
+            s.ns_after,
+            s.kind,
+            s.matches
+                .as_deref()
+                .map_or(String::new(), |m| format!(", near {m}"))
+        );
+    }
+    let tlbs: Vec<String> = g
+        .tlbs
+        .iter()
+        .map(|t| format!("L{} {} x {}", t.level, t.entries, human(t.page_bytes)))
+        .collect();
+    let _ = writeln!(out, "  {}: {}", g.tlb_source, tlbs.join(", "));
+    let missed: Vec<&str> = agreement
+        .iter()
+        .filter(|a| !a.agrees)
+        .map(|a| a.what.as_str())
+        .collect();
+    if !missed.is_empty() {
+        let _ = writeln!(out, "  no measured step near: {}", missed.join("; "));
+    }
+}
+
+fn counters(out: &mut String, c: Option<&CounterStatus>) {
+    if let Some(c) = c.filter(|c| !c.dtlb_load_misses.available) {
+        let _ = writeln!(out, "  dTLB counter: {}", c.dtlb_load_misses.detail);
+    }
+}
+
+fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
+    let _ = writeln!(
+        out,
+        "{name}: ok{took}: THP enabled={} defrag={}, {} repetition(s), ns per load (medians)",
+        t.settings.enabled.as_deref().unwrap_or("absent"),
+        t.settings.defrag.as_deref().unwrap_or("absent"),
+        t.repetitions
+    );
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "size",
+        "4 KiB pages",
+        "huge pages",
+        "huge-backed",
+        "MADV_COLLAPSE",
+    ]);
+    for s in &t.sizes {
+        let ns = |p: &Option<ChasePoint>| {
+            p.as_ref()
+                .map_or("-".into(), |p| format!("{:.1}", p.ns_per_load.median))
+        };
+        let huge = s.huge.as_ref();
+        table.add_row(vec![
+            human(s.size_bytes),
+            ns(&s.small),
+            ns(&s.huge),
+            huge.and_then(|h| h.huge_fraction)
+                .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
+            huge.and_then(|h| h.collapse.as_ref())
+                .map_or("-".into(), |c| {
+                    if c.ok {
+                        "ok".into()
+                    } else {
+                        c.errno.clone().unwrap_or_default()
+                    }
+                }),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    if let Some(m) = &t.memory_before {
+        let _ = writeln!(
+            out,
+            "  free 2 MiB+ blocks before: {}",
+            m.free_blocks_at_least(9)
+        );
+    }
+    if let Some(h) = &t.hugetlb {
+        let _ = writeln!(out, "  MAP_HUGETLB: {}", h.outcome);
+    }
+}
