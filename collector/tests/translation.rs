@@ -38,7 +38,7 @@ fn staircase_and_tlb_reach_run_quick() {
     let run = quick_run(dir.path(), &["staircase", "tlb-reach", "--size", "8M"]);
 
     let s = run.staircase().expect("staircase results");
-    assert_eq!(s.max_bytes, 8 << 20);
+    assert_eq!(s.max_bytes, Some(8 << 20));
     let small = s.curve(Regime::Small).unwrap();
     assert!(small.points.len() >= 10, "{}", small.points.len());
     assert_eq!(small.points[0].region_bytes, 4096);

@@ -286,20 +286,26 @@ pub struct ValueRange {
     pub max: f64,
 }
 
-/// `staircase` results.
+/// `staircase` results. The run parameters are absent in published
+/// figures, whose source did not give them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StaircaseResults {
     /// The largest region asked for and the largest used (the memory guard
     /// may scale it down; then `size_note` says why).
-    pub requested_max_bytes: u64,
-    pub max_bytes: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_max_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_note: Option<String>,
     /// One pointer per slot of this many bytes (64: one per cache line).
-    pub stride_bytes: u64,
-    pub repetitions: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
     /// Seed of the chase permutation (`pagewalk_analysis::chase::cycle`).
-    pub seed: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// `small` and `huge`, on the same sizes. Empty for published figures.
     pub curves: Vec<Curve>,
     /// Steps found in the curves, classified by comparing the regimes.
@@ -350,7 +356,8 @@ impl TlbReachResults {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThpResults {
     pub settings: ThpSettings,
-    pub repetitions: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
     /// Free memory and `/proc/buddyinfo` before the experiment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_before: Option<MemorySnapshot>,

@@ -33,8 +33,8 @@ pub fn render(out: &mut String, name: &str, took: &str, r: &Results) {
                         .min()
                         .unwrap_or(0)
                 ),
-                human(s.max_bytes),
-                s.repetitions
+                human(s.max_bytes.unwrap_or(0)),
+                s.repetitions.unwrap_or(0)
             );
             if let Some(note) = &s.size_note {
                 let _ = writeln!(out, "  size: {note}");
@@ -166,7 +166,7 @@ fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
         "{name}: ok{took}: THP enabled={} defrag={}, {} repetition(s), ns per load (medians)",
         t.settings.enabled.as_deref().unwrap_or("absent"),
         t.settings.defrag.as_deref().unwrap_or("absent"),
-        t.repetitions
+        t.repetitions.unwrap_or(0)
     );
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED).set_header(vec![

@@ -86,12 +86,12 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let checks = checks::for_curves(&curves, &proof, |p| human(p.region_bytes as usize));
     Ok(Outcome::Done {
         results: Results::Staircase(StaircaseResults {
-            requested_max_bytes: requested,
-            max_bytes: allowance.bytes,
+            requested_max_bytes: Some(requested),
+            max_bytes: Some(allowance.bytes),
             size_note: allowance.note,
-            stride_bytes: STRIDE,
-            repetitions: plan.repetitions,
-            seed: SEED,
+            stride_bytes: Some(STRIDE),
+            repetitions: Some(plan.repetitions),
+            seed: Some(SEED),
             curves,
             steps,
             geometry,

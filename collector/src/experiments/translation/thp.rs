@@ -115,7 +115,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     Ok(Outcome::Done {
         results: Results::Thp(ThpResults {
             settings: env.machine.thp.clone(),
-            repetitions: plan.repetitions,
+            repetitions: Some(plan.repetitions),
             memory_before,
             sizes,
             hugetlb,
