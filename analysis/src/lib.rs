@@ -6,3 +6,4 @@
 pub mod chase;
 pub mod rng;
 pub mod steps;
+pub mod tlb_model;

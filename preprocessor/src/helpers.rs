@@ -20,6 +20,7 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     hb.register_helper("dur", Box::new(dur));
     hb.register_helper("ratio", Box::new(ratio));
     hb.register_helper("pct", Box::new(pct));
+    crate::lab::register(hb, data.clone());
     hb.register_helper(
         "chart",
         Box::new(

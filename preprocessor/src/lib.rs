@@ -8,6 +8,7 @@
 pub mod context;
 pub mod data;
 pub mod helpers;
+pub mod lab;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -9,10 +9,16 @@
 //!
 //! Nothing here panics on bad input: a spec that does not parse leaves the
 //! static SVG in place, shows a message in the figure and logs a warning.
+//!
+//! [`replace_series`] lays extra series over a drawn chart (the lab page's
+//! own results and the run files a reader loads; see
+//! `theme/pagewalk-lab.js`): the chart is redrawn and its data table
+//! rewritten from the merged spec.
 
 use std::cell::RefCell;
 
-use pagewalk_figures::{esc, render_svg, ChartSpec, Palette, STATIC_WIDTH};
+use pagewalk_figures::{esc, render_svg, table_html, ChartSpec, Palette, Role, STATIC_WIDTH};
+use pagewalk_lab::overlay::{self, Overlay};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, MutationObserver, MutationObserverInit};
@@ -70,6 +76,60 @@ pub fn init() -> u32 {
     PALETTE.with(|p| *p.borrow_mut() = Some(palette));
     observe_theme(&doc);
     drawn
+}
+
+/// Replaces, in the chart whose figure has `data-chart="CHART"`, the
+/// series of `role` (`browser` or `file`; with `label`, only the series of
+/// that file) by those of `overlay` (JSON: `{"series": [...],
+/// "categories": [...]}`), then redraws it and rewrites its data table.
+/// Returns false when the page has no such chart; an error names a bad
+/// role or overlay.
+#[wasm_bindgen]
+pub fn replace_series(
+    chart: &str,
+    role: &str,
+    label: &str,
+    overlay: &str,
+) -> Result<bool, JsValue> {
+    let role = match role {
+        "browser" => Role::Browser,
+        "file" => Role::File,
+        other => {
+            return Err(JsValue::from_str(&format!(
+                "replace_series: role `{other}` is not browser or file"
+            )))
+        }
+    };
+    let overlay: Overlay = serde_json::from_str(overlay).map_err(|e| {
+        JsValue::from_str(&format!(
+            "replace_series: overlay for `{chart}` is not valid: {e}"
+        ))
+    })?;
+    let label = (!label.is_empty()).then_some(label);
+    let Some(doc) = document() else {
+        return Ok(false);
+    };
+    let palette = PALETTE
+        .with(|p| p.borrow().clone())
+        .unwrap_or_else(|| current_palette(&doc));
+    CHARTS.with(|charts| {
+        let mut charts = charts.borrow_mut();
+        let Some(c) = charts
+            .iter_mut()
+            .find(|c| c.figure.get_attribute("data-chart").as_deref() == Some(chart))
+        else {
+            return Ok(false);
+        };
+        overlay::replace(&mut c.spec, role, label, overlay);
+        draw(&c.figure, &c.spec, &palette);
+        if let Some(details) = c.figure.query_selector(".pw-chart-data").ok().flatten() {
+            details.set_inner_html(&format!(
+                "<summary>Data table</summary>{}",
+                table_html(&c.spec)
+            ));
+        }
+        Ok(true)
+    })
 }
 
 fn read_spec(figure: &Element) -> Result<ChartSpec, String> {

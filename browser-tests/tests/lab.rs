@@ -1,0 +1,650 @@
+//! The in-page experiments of `in-your-browser.html` in headless Chromium:
+//! each experiment runs at a small size and its results appear in its
+//! chart; the TLB model follows its sliders; a collector file loaded
+//! through the file input is laid over every chart it has numbers for, and
+//! corrupt or newer files are refused with a message naming them; Cancel
+//! ends a long run's worker and leaves the page usable; a refused memory
+//! grow is reported in the page; the labs work from `file://`; results are
+//! kept only when the reader asks.
+//!
+//! Off unless `PAGEWALK_BROWSER_TESTS=1`, like `book.rs`. No timing is
+//! asserted: only that numbers appear, where and under which names.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::MutexGuard;
+use std::time::Duration;
+
+use anyhow::{ensure, Context, Result};
+use pagewalk_browser_tests::thirtyfour::prelude::*;
+use pagewalk_browser_tests::{
+    block_on, book_dir, file_url, serial, serve, should_run, workspace_root, Browser, Mark, Server,
+};
+use serde_json::{json, Value};
+
+const CHAPTER: &str = "in-your-browser.html";
+const FIRST_TOUCH: &str = "lab-first-touch";
+const CHASE: &str = "lab-chase";
+const MODEL: &str = "lab-tlb-model";
+const NS_PER_PAGE: &str = "first-touch-ns-per-page";
+/// Long enough for a small experiment on a busy two-core machine.
+const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+
+struct Book {
+    _one_at_a_time: MutexGuard<'static, ()>,
+    dir: PathBuf,
+    server: Server,
+}
+
+fn book(test: &str) -> Option<Book> {
+    if !should_run(test) {
+        return None;
+    }
+    let lock = serial();
+    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
+    let server = serve(&dir).unwrap_or_else(|e| panic!("serving {}: {e}", dir.display()));
+    Some(Book {
+        _one_at_a_time: lock,
+        dir,
+        server,
+    })
+}
+
+fn run(body: impl std::future::Future<Output = Result<()>>) {
+    if let Err(e) = block_on(body) {
+        panic!("{e:#}");
+    }
+}
+
+/// Opens the chapter and waits for its charts and its labs to be wired.
+async fn open(browser: &Browser, url: &str) -> Result<()> {
+    browser.goto(url).await?;
+    let charts = browser.wait_for_charts().await?;
+    for chart in [FIRST_TOUCH, CHASE, MODEL, NS_PER_PAGE] {
+        ensure!(
+            charts.iter().any(|c| c == chart),
+            "{url}: no chart {chart} in {charts:?}"
+        );
+    }
+    browser
+        .wait_for("window.pagewalkLab && document.querySelector('section.pw-lab[data-lab=\"chase\"]').dataset.pwLabState === 'idle'")
+        .await
+        .context("the labs were not wired (theme/pagewalk-lab.js)")?;
+    // The model draws on load, in its worker.
+    browser
+        .wait_for_within(
+            &format!(
+                "document.querySelector('{}[data-role=\"browser\"]')",
+                marks_css(MODEL)
+            ),
+            RUN_TIMEOUT,
+        )
+        .await
+        .context("the TLB model did not draw")
+}
+
+/// Sets a lab's control (select or input) to `value`, as a reader would.
+async fn set(browser: &Browser, lab: &str, name: &str, value: &str) -> Result<()> {
+    let ok = browser
+        .eval_with(
+            "const el = document.querySelector(`section.pw-lab[data-lab=\"${arguments[0]}\"] [name=\"${arguments[1]}\"]`);
+             if (!el) return false;
+             el.value = arguments[2];
+             el.dispatchEvent(new Event('input', { bubbles: true }));
+             el.dispatchEvent(new Event('change', { bubbles: true }));
+             return el.value === arguments[2];",
+            vec![json!(lab), json!(name), json!(value)],
+        )
+        .await?;
+    ensure!(ok == json!(true), "{lab}: could not set {name} to {value}");
+    Ok(())
+}
+
+async fn click(browser: &Browser, lab: &str, button: &str) -> Result<()> {
+    browser
+        .driver()
+        .find(By::Css(format!(
+            "section.pw-lab[data-lab=\"{lab}\"] .{button}"
+        )))
+        .await
+        .with_context(|| format!("{lab}: no .{button}"))?
+        .click()
+        .await
+        .with_context(|| format!("{lab}: clicking .{button}"))?;
+    Ok(())
+}
+
+fn state_is(lab: &str, states: &[&str]) -> String {
+    format!(
+        "{}.includes(document.querySelector('section.pw-lab[data-lab=\"{lab}\"]').dataset.pwLabState)",
+        json!(states)
+    )
+}
+
+async fn lab_text(browser: &Browser, lab: &str, class: &str) -> Result<String> {
+    let v = browser
+        .eval_with(
+            "const e = document.querySelector(`section.pw-lab[data-lab=\"${arguments[0]}\"] .${arguments[1]}`);
+             return e ? e.textContent : null;",
+            vec![json!(lab), json!(class)],
+        )
+        .await?;
+    v.as_str()
+        .map(str::to_string)
+        .with_context(|| format!("{lab}: no .{class}"))
+}
+
+/// Runs an experiment through its Run button and waits for it to finish.
+async fn run_lab(browser: &Browser, lab: &str) -> Result<()> {
+    click(browser, lab, "pw-lab-run").await?;
+    browser
+        .wait_for(&state_is(lab, &["running", "done", "error"]))
+        .await?;
+    browser
+        .wait_for_within(&state_is(lab, &["done", "error"]), RUN_TIMEOUT)
+        .await
+        .with_context(|| format!("{lab} did not finish"))?;
+    let error = lab_text(browser, lab, "pw-lab-error")
+        .await
+        .unwrap_or_default();
+    let state = browser
+        .eval_with(
+            "return document.querySelector(`section.pw-lab[data-lab=\"${arguments[0]}\"]`).dataset.pwLabState;",
+            vec![json!(lab)],
+        )
+        .await?;
+    ensure!(state == json!("done"), "{lab} ended in {state}: {error}");
+    Ok(())
+}
+
+fn by_role<'a>(marks: &'a [Mark], role: &str) -> Vec<&'a Mark> {
+    marks.iter().filter(|m| m.role == role).collect()
+}
+
+fn assert_positive(chart: &str, marks: &[&Mark]) -> Result<()> {
+    for m in marks {
+        ensure!(
+            m.value.is_finite() && m.value >= 0.0 && m.tabindex.as_deref() == Some("0"),
+            "{chart}: a browser mark without a usable value: {m:?}"
+        );
+        let label = m.aria_label.as_deref().unwrap_or_default();
+        ensure!(
+            label.contains(&m.value_text),
+            "{chart}: label {label:?} lacks the value: {m:?}"
+        );
+    }
+    Ok(())
+}
+
+/// The chase's region sizes for a bound in KiB: powers of two from 16 KiB.
+fn chase_sizes(max_kib: u64) -> usize {
+    (4..=max_kib.ilog2()).count()
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn experiments_fill_their_charts() {
+    let Some(book) = book("experiments_fill_their_charts") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        open(&browser, &book.server.url(CHAPTER)).await?;
+
+        // First touch at the smallest plan: 16 MiB, once.
+        set(&browser, "first-touch", "max-mib", "16").await?;
+        set(&browser, "first-touch", "repetitions", "1").await?;
+        run_lab(&browser, "first-touch").await?;
+        let marks = browser.marks(FIRST_TOUCH).await?;
+        let mine = by_role(&marks, "browser");
+        let names: BTreeSet<&str> = mine.iter().map(|m| m.series.as_str()).collect();
+        // memory.grow may end within one tick of a coarse clock: then it is
+        // a gap (n/a with the reason in the table), not a mark.
+        let all = BTreeSet::from([
+            "this browser: first pass",
+            "this browser: memory.grow",
+            "this browser: second pass",
+        ]);
+        ensure!(
+            names.is_subset(&all)
+                && names.contains("this browser: first pass")
+                && names.contains("this browser: second pass"),
+            "{FIRST_TOUCH}: browser series {names:?}"
+        );
+        ensure!(
+            mine.iter().all(|m| m.category == "16"),
+            "{FIRST_TOUCH}: {mine:?}"
+        );
+        assert_positive(FIRST_TOUCH, &mine)?;
+        ensure!(
+            !by_role(&marks, "run").is_empty(),
+            "{FIRST_TOUCH}: the example run is gone"
+        );
+        let summary = lab_text(&browser, "first-touch", "pw-lab-summary").await?;
+        ensure!(
+            summary.contains("timer step"),
+            "first-touch summary: {summary}"
+        );
+
+        // The chase up to 1 MiB, three samples per size.
+        set(&browser, "chase", "max-kib", "1024").await?;
+        set(&browser, "chase", "samples", "3").await?;
+        run_lab(&browser, "chase").await?;
+        let marks = browser.marks(CHASE).await?;
+        let mine = by_role(&marks, "browser");
+        ensure!(
+            mine.len() == chase_sizes(1024),
+            "{CHASE}: {} browser marks: {mine:?}",
+            mine.len()
+        );
+        assert_positive(CHASE, &mine)?;
+        ensure!(
+            mine.iter().all(|m| m.value > 0.0),
+            "{CHASE}: a zero latency: {mine:?}"
+        );
+        let summary = lab_text(&browser, "chase", "pw-lab-summary").await?;
+        let isolated = browser.eval("return self.crossOriginIsolated;").await?;
+        let said = format!(
+            "cross-origin isolated: {}",
+            if isolated == json!(true) { "yes" } else { "no" }
+        );
+        ensure!(
+            summary.contains("timer step") && summary.contains(&said),
+            "chase summary should give the timer step and {said:?}: {summary}"
+        );
+        let results = browser
+            .eval("return window.pagewalkLab.results.chase.report;")
+            .await?;
+        ensure!(
+            results["timer"]["resolution_ns"]
+                .as_f64()
+                .is_some_and(|r| r > 0.0),
+            "no timer step measured: {results}"
+        );
+
+        // The TLB model (drawn on load) follows the entries slider.
+        let values: Vec<u64> = browser
+            .eval("return document.querySelector('[name=\"entries\"]').dataset.values;")
+            .await?
+            .as_str()
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        let at = values
+            .iter()
+            .position(|&v| v == 256)
+            .context("256 entries on the slider")?;
+        set(&browser, "tlb-model", "entries", &at.to_string()).await?;
+        browser
+            .wait_for_within(
+                &format!(
+                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series.startsWith('model: 256 entries'))",
+                    marks_css(MODEL)
+                ),
+                RUN_TIMEOUT,
+            )
+            .await?;
+        let reach = lab_text(&browser, "tlb-model", "pw-lab-reach").await?;
+        ensure!(
+            reach.contains("reach 1 MiB"),
+            "256 × 4 KiB should read reach 1 MiB: {reach}"
+        );
+        let model = by_role(&browser.marks(MODEL).await?, "browser").len();
+        ensure!(model > 0, "{MODEL}: no model marks");
+
+        ensure!(
+            browser
+                .eval("return window.pagewalkLab.liveWorkers();")
+                .await?
+                == json!(0)
+        );
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+}
+
+fn marks_css(chart: &str) -> String {
+    format!("figure.pw-chart[data-chart=\\\"{chart}\\\"] .pw-chart-plot svg [data-series]")
+}
+
+/// The committed example run.
+fn example_file() -> PathBuf {
+    let dir = workspace_root().join("data/example");
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("an example run in data/example")
+}
+
+async fn send_file(browser: &Browser, path: &std::path::Path) -> Result<()> {
+    let input = browser
+        .driver()
+        .find(By::Css(
+            "section.pw-lab[data-lab=\"compare\"] input[type=\"file\"]",
+        ))
+        .await
+        .context("the compare lab has no file input")?;
+    input
+        .send_keys(path.to_string_lossy().as_ref())
+        .await
+        .with_context(|| format!("sending {} to the file input", path.display()))?;
+    Ok(())
+}
+
+async fn mark_counts(browser: &Browser) -> Result<Value> {
+    browser
+        .eval(
+            "const out = {};
+             for (const f of document.querySelectorAll('figure.pw-chart'))
+               out[f.dataset.chart] = f.querySelectorAll('.pw-chart-plot svg [data-series]').length;
+             return out;",
+        )
+        .await
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
+    let Some(book) = book("loaded_files_overlay_every_chart_and_bad_ones_are_named") else {
+        return;
+    };
+    let example = example_file();
+    let name = example.file_name().unwrap().to_string_lossy().into_owned();
+    let scratch = tempfile::tempdir().unwrap();
+    let broken = scratch.path().join("broken.json");
+    std::fs::write(&broken, "{ \"schema_version\": 1, \"provenance\": ").unwrap();
+    let newer = scratch.path().join("from-the-future.json");
+    let text = std::fs::read_to_string(&example).unwrap();
+    std::fs::write(
+        &newer,
+        text.replacen("\"schema_version\": 1", "\"schema_version\": 999", 1),
+    )
+    .unwrap();
+    run(async {
+        let browser = Browser::start().await?;
+        open(&browser, &book.server.url(CHAPTER)).await?;
+        let before = mark_counts(&browser).await?;
+
+        send_file(&browser, &example).await?;
+        browser
+            .wait_for_within(
+                &format!(
+                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series === {} && m.dataset.role === 'file')",
+                    marks_css(NS_PER_PAGE),
+                    json!(name)
+                ),
+                RUN_TIMEOUT,
+            )
+            .await
+            .context("the loaded file's series never appeared")?;
+        // Every chart the file has numbers for carries it, next to the run.
+        for chart in [NS_PER_PAGE, FIRST_TOUCH] {
+            let marks = browser.marks(chart).await?;
+            let file: Vec<&Mark> = by_role(&marks, "file");
+            ensure!(
+                !file.is_empty()
+                    && file
+                        .iter()
+                        .all(|m| m.series == name || m.series.starts_with(&format!("{name}: "))),
+                "{chart}: file marks should be named after {name}: {file:?}"
+            );
+            ensure!(
+                !by_role(&marks, "run").is_empty(),
+                "{chart}: the run's marks are gone"
+            );
+            // The file is the example run: its values are the run's.
+            let run_values: Vec<&str> = by_role(&marks, "run")
+                .iter()
+                .map(|m| m.value_text.as_str())
+                .collect();
+            ensure!(
+                file.iter()
+                    .all(|m| run_values.contains(&m.value_text.as_str())),
+                "{chart}: the file's values are not the run's: {file:?} vs {run_values:?}"
+            );
+            let table = browser
+                .eval_with(
+                    "return document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] .pw-chart-data`).textContent;",
+                    vec![json!(chart)],
+                )
+                .await?;
+            ensure!(
+                table.as_str().unwrap_or_default().contains(&name),
+                "{chart}: the data table does not list {name}"
+            );
+        }
+        let listed = lab_text(&browser, "compare", "pw-lab-files").await?;
+        ensure!(
+            listed.contains(&name),
+            "the file list does not show {name}: {listed}"
+        );
+        let with_file = mark_counts(&browser).await?;
+
+        // A corrupt file and a newer one: refused, named, nothing changes.
+        for (path, expect) in [
+            (&broken, vec!["broken.json", "not valid JSON"]),
+            (
+                &newer,
+                vec!["from-the-future.json", "schema_version", "newer"],
+            ),
+        ] {
+            send_file(&browser, path).await?;
+            browser
+                .wait_for_within(
+                    &format!(
+                        "(() => {{ const e = document.querySelector('section.pw-lab[data-lab=\"compare\"] .pw-lab-error');
+                                   return !e.hidden && e.textContent.includes({}); }})()",
+                        json!(expect[0])
+                    ),
+                    RUN_TIMEOUT,
+                )
+                .await?;
+            let message = lab_text(&browser, "compare", "pw-lab-error").await?;
+            for word in &expect {
+                ensure!(
+                    message.contains(word),
+                    "the message for {} lacks {word:?}: {message}",
+                    path.display()
+                );
+            }
+            ensure!(
+                mark_counts(&browser).await? == with_file,
+                "a refused file changed the charts"
+            );
+        }
+
+        // Remove takes the file off every chart again.
+        click(&browser, "compare", "pw-lab-remove").await?;
+        browser
+            .wait_for(&format!(
+                "!document.querySelector('{} [data-role=\"file\"]')",
+                "figure.pw-chart"
+            ))
+            .await?;
+        ensure!(
+            mark_counts(&browser).await? == before,
+            "removing the file did not restore the charts"
+        );
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn cancel_ends_a_long_run_and_the_page_stays_usable() {
+    let Some(book) = book("cancel_ends_a_long_run_and_the_page_stays_usable") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        open(&browser, &book.server.url(CHAPTER)).await?;
+        set(&browser, "chase", "max-kib", "1048576").await?;
+        set(&browser, "chase", "samples", "9").await?;
+        set(&browser, "chase", "time-cap-s", "600").await?;
+        click(&browser, "chase", "pw-lab-run").await?;
+        browser
+            .wait_for_within(
+                "window.pagewalkLab.liveWorkers() === 1 && window.pagewalkLab.running().includes('chase')
+                 && document.querySelector('section.pw-lab[data-lab=\"chase\"] .pw-lab-progress').value > 0",
+                RUN_TIMEOUT,
+            )
+            .await
+            .context("the long chase did not start")?;
+        click(&browser, "chase", "pw-lab-cancel").await?;
+        browser.wait_for(&state_is("chase", &["idle"])).await?;
+        ensure!(
+            browser
+                .eval("return window.pagewalkLab.liveWorkers();")
+                .await?
+                == json!(0),
+            "a worker outlived Cancel"
+        );
+        ensure!(browser.eval("return window.pagewalkLab.running();").await? == json!([]));
+        let status = lab_text(&browser, "chase", "pw-lab-status").await?;
+        ensure!(
+            status.contains("Cancelled"),
+            "status after cancel: {status}"
+        );
+        let run_enabled = browser
+            .eval("return !document.querySelector('section.pw-lab[data-lab=\"chase\"] .pw-lab-run').disabled;")
+            .await?;
+        ensure!(
+            run_enabled == json!(true),
+            "Run stays disabled after Cancel"
+        );
+
+        // Still usable: the model answers its slider, a new run completes.
+        set(&browser, "tlb-model", "page-bytes", "2097152").await?;
+        browser
+            .wait_for_within(
+                &format!(
+                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series.includes('2 MiB pages'))",
+                    marks_css(MODEL)
+                ),
+                RUN_TIMEOUT,
+            )
+            .await?;
+        set(&browser, "chase", "max-kib", "1024").await?;
+        set(&browser, "chase", "samples", "3").await?;
+        run_lab(&browser, "chase").await?;
+        ensure!(by_role(&browser.marks(CHASE).await?, "browser").len() == chase_sizes(1024));
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn a_refused_grow_is_reported_in_the_page() {
+    let Some(book) = book("a_refused_grow_is_reported_in_the_page") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        open(&browser, &book.server.url(CHAPTER)).await?;
+        // 4 GiB on top of what the worker has is past WebAssembly's 32-bit
+        // limit: memory.grow must fail, whatever the machine has.
+        browser
+            .eval(
+                "window.pagewalkLab.run('first-touch', {sizes_mib: [4096], repetitions: 1, memory_cap_mib: 8192, time_cap_s: 30}).catch(() => {});
+                 return null;",
+            )
+            .await?;
+        browser
+            .wait_for_within(&state_is("first-touch", &["error", "done"]), RUN_TIMEOUT)
+            .await?;
+        let message = lab_text(&browser, "first-touch", "pw-lab-error").await?;
+        ensure!(
+            message.contains("memory.grow") && message.contains("4 GiB"),
+            "the refused grow should be named in the page: {message:?}"
+        );
+        ensure!(
+            browser
+                .eval("return window.pagewalkLab.liveWorkers();")
+                .await?
+                == json!(0)
+        );
+        // The page is unharmed: the charts are drawn and a small run works.
+        browser.wait_for_charts().await?;
+        set(&browser, "first-touch", "max-mib", "16").await?;
+        set(&browser, "first-touch", "repetitions", "1").await?;
+        run_lab(&browser, "first-touch").await?;
+        let error = lab_text(&browser, "first-touch", "pw-lab-error").await?;
+        ensure!(
+            error.is_empty(),
+            "the error stayed after a good run: {error}"
+        );
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn labs_work_from_file_urls_and_keep_results_only_when_asked() {
+    let Some(book) = book("labs_work_from_file_urls_and_keep_results_only_when_asked") else {
+        return;
+    };
+    run(async {
+        let browser = Browser::start().await?;
+        let url = file_url(&book.dir.join(CHAPTER))?;
+        open(&browser, &url).await?;
+        set(&browser, "chase", "max-kib", "1024").await?;
+        set(&browser, "chase", "samples", "3").await?;
+        run_lab(&browser, "chase").await?;
+        ensure!(by_role(&browser.marks(CHASE).await?, "browser").len() == chase_sizes(1024));
+        let stored = "(() => { try { return localStorage.getItem('pagewalk-lab-results-v1'); } catch (_) { return null; } })()";
+        ensure!(
+            browser.eval(&format!("return {stored};")).await? == Value::Null,
+            "results were stored without the reader asking"
+        );
+
+        // Ticked: kept, and back after a reload. Unticked: gone.
+        browser
+            .driver()
+            .find(By::Css(
+                "section.pw-lab[data-lab=\"compare\"] [name=\"keep\"]",
+            ))
+            .await?
+            .click()
+            .await?;
+        browser.wait_for(&format!("{stored} !== null")).await?;
+        open(&browser, &url).await?;
+        browser
+            .wait_for(&format!(
+                "document.querySelector('{}[data-role=\"browser\"]') && document.querySelector('[name=\"keep\"]').checked",
+                marks_css(CHASE)
+            ))
+            .await
+            .context("kept results did not come back after a reload")?;
+        browser
+            .driver()
+            .find(By::Css(
+                "section.pw-lab[data-lab=\"compare\"] [name=\"keep\"]",
+            ))
+            .await?
+            .click()
+            .await?;
+        browser.wait_for(&format!("{stored} === null")).await?;
+        browser.assert_clean().await?;
+        browser.quit().await
+    });
+}
