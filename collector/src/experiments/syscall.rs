@@ -119,19 +119,19 @@ fn mitigations(all: &std::collections::BTreeMap<String, String>) -> Vec<Mitigati
 fn clock_gettime(batches: u64, per_batch: u64) -> Recorder {
     // SAFETY: timespec is plain data; clock_gettime fills it.
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
-    timing::batches(batches, per_batch, |_| unsafe {
+    Recorder::of(&timing::batches(batches, per_batch, |_| unsafe {
         libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
         black_box(&ts);
-    })
+    }))
 }
 
 /// A real `getpid` every call: `syscall(SYS_getpid)` bypasses any caching
 /// in the C library.
 pub fn getpid(batches: u64, per_batch: u64) -> Recorder {
     // SAFETY: getpid has no arguments and cannot fail.
-    timing::batches(batches, per_batch, |_| {
+    Recorder::of(&timing::batches(batches, per_batch, |_| {
         black_box(unsafe { libc::syscall(libc::SYS_getpid) });
-    })
+    }))
 }
 
 fn open_close(batches: u64, per_batch: u64) -> Result<(Option<Latency>, Option<String>), String> {
@@ -141,7 +141,7 @@ fn open_close(batches: u64, per_batch: u64) -> Result<(Option<Latency>, Option<S
     std::fs::write(&path, b"pagewalk").map_err(|e| format!("{}: {e}", path.display()))?;
     let c_path = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
     let mut failed = false;
-    let rec = timing::batches(batches, per_batch, |_| {
+    let values = timing::batches(batches, per_batch, |_| {
         // SAFETY: a valid NUL-terminated path; the fd is closed at once.
         let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
         failed |= fd < 0;
@@ -153,7 +153,7 @@ fn open_close(batches: u64, per_batch: u64) -> Result<(Option<Latency>, Option<S
         return Err(format!("open({}): {err}", path.display()));
     }
     Ok((
-        rec.latency(false),
+        Recorder::of(&values).latency(false),
         Some(format!(
             "open(O_RDONLY) + close of a small file in {}",
             std::env::temp_dir().display()

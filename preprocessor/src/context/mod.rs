@@ -6,7 +6,13 @@
 //! gap (null: rendered as "n/a"). Each experiment has its own module with a
 //! `view(run) -> Value`, listed once in [`VIEWS`].
 
+mod alloc;
 mod first_touch;
+mod latency;
+mod noise;
+mod numa;
+mod syscall;
+mod tail;
 
 use pagewalk_model::{MachineContext, Provenance, RunFile};
 use serde_json::{json, Map, Value};
@@ -21,11 +27,38 @@ struct View {
     build: fn(&RunFile) -> Value,
 }
 
-const VIEWS: &[View] = &[View {
-    key: "ft",
-    experiment: pagewalk_model::first_touch::EXPERIMENT,
-    build: first_touch::view,
-}];
+const VIEWS: &[View] = &[
+    View {
+        key: "ft",
+        experiment: pagewalk_model::first_touch::EXPERIMENT,
+        build: first_touch::view,
+    },
+    View {
+        key: "tail",
+        experiment: pagewalk_model::tail::EXPERIMENT,
+        build: tail::view,
+    },
+    View {
+        key: "alloc",
+        experiment: pagewalk_model::alloc::EXPERIMENT,
+        build: alloc::view,
+    },
+    View {
+        key: "syscall",
+        experiment: pagewalk_model::syscall::EXPERIMENT,
+        build: syscall::view,
+    },
+    View {
+        key: "noise",
+        experiment: pagewalk_model::noise::EXPERIMENT,
+        build: noise::view,
+    },
+    View {
+        key: "numa",
+        experiment: pagewalk_model::numa::EXPERIMENT,
+        build: numa::view,
+    },
+];
 
 /// Published sources and the context key each is filed under.
 const SOURCES: &[(&str, &str)] = &[("R1", "r1"), ("R2", "r2")];

@@ -1,0 +1,308 @@
+//! The tail, alloc, syscall, noise and numa views on a fixture run (a real
+//! `--quick` run, trimmed) and R2's committed reference files.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use mdbook_pagewalk::{DataSet, Renderer};
+
+fn data_dir() -> tempfile::TempDir {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let (example, reference) = (dir.path().join("example"), dir.path().join("reference"));
+    std::fs::create_dir_all(&example).unwrap();
+    std::fs::create_dir_all(&reference).unwrap();
+    std::fs::copy(
+        here.join("tests/fixtures/hot-path-run.json"),
+        example.join("run.json"),
+    )
+    .unwrap();
+    for entry in std::fs::read_dir(here.join("../data/reference")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, reference.join(path.file_name().unwrap())).unwrap();
+    }
+    dir
+}
+
+fn render(template: &str) -> Result<String, String> {
+    let dir = data_dir();
+    let data = DataSet::load(dir.path()).map_err(|e| e.to_string())?;
+    Renderer::new(Arc::new(data))
+        .render("test.md", template)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn tail_view_reads_the_run_and_r2() {
+    let out = render(
+        "{{dur tail.variants.as_written.p999}} vs {{dur tail.prefaulted.p999}} ({{tail.prefaulted_key}}), \
+         {{ratio tail.variants.as_written.p999 tail.prefaulted.p999}}, mean {{num tail.mean_ratio 2}}, \
+         faults {{num tail.variants.as_written.faults}} of {{num tail.pages}} pages, 1 in {{tail.iterations_per_page}}; \
+         pre-faulted at most {{num tail.prefault_faults_max}}; mlockall {{tail.mlockall_permitted}}; \
+         R2 {{dur r2.tail.variants.as_written.p999}} vs {{dur r2.tail.prefaulted.p999}} = {{num r2.tail.p999_ratio 1}}, \
+         R2 p50 {{num r2.tail.variants.as_written.p50}}, R2 populate {{num r2.tail.variants.populate.p999}}",
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        "2.34 µs vs 550 ns (populate), 4.3×, mean 1.35, faults 256 of 256 pages, 1 in 256; \
+         pre-faulted at most 0; mlockall true; \
+         R2 39.00 µs vs 7.60 µs = 5.1, R2 p50 n/a, R2 populate n/a"
+    );
+}
+
+#[test]
+fn alloc_view_has_paths_calls_and_the_cliff() {
+    let out = render(
+        "{{num alloc.paths.tcache.p50 1}} {{num alloc.paths.mmap_forced.p50}} \
+         {{num alloc.paths.mmap_forced.mmap_calls}} over {{num alloc.paths.mmap_forced.calls_ops}} ({{alloc.paths.mmap_forced.calls_method}}, {{alloc.paths.mmap_forced.mmap_calls_per_op}} per op) \
+         {{alloc.paths.mmap_pinned.in_child}} {{num alloc.cliff}} | \
+         R2 {{num r2.alloc.paths.mmap_forced.p50}} {{num r2.alloc.paths.mmap_forced.mmap_calls}} {{r2.alloc.paths.mmap_forced.calls_method}} \
+         {{num r2.alloc.cliff}} {{num r2.alloc.paths.mmap_pinned.p50}}",
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        "9.2 8,700 400 over 200 (strace, 2.0 per op) true 485 | R2 4,200 200,000 published 102 n/a"
+    );
+}
+
+#[test]
+fn syscall_view_has_ops_multiplier_and_mitigations() {
+    let out = render(
+        "{{num syscall.ops.getpid.ns}} {{num syscall.ops.clock_gettime.ns}} {{num syscall.strace_multiplier}}× \
+         {{#if syscall.strace_skipped}}skipped{{else}}traced{{/if}} [{{syscall.mitigations_active}}] {{syscall.mitigations_count}} \
+         {{dur syscall.ops.wakeup.ns}} | R2 {{num r2.syscall.ops.getpid.ns}} {{num r2.syscall.strace_multiplier}}× \
+         {{num r2.syscall.mitigations_count}} {{dur r2.syscall.ops.wakeup.ns}}",
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        "139 22 130× traced [spectre_v1, spectre_v2] 2 2.44 µs | R2 142 166× n/a 5.00 µs"
+    );
+}
+
+#[test]
+fn noise_view_has_spreads_verdicts_and_levers() {
+    let out = render(
+        "{{num noise.batches.pinned.spread 3}} {{pct noise.a_vs_a}} {{pct noise.a_vs_b}} {{noise.a_vs_b_inside_noise}} \
+         {{pct noise.longer_by}} {{noise.levers.rt_runtime_us}}/{{noise.levers.rt_period_us}} {{pct noise.levers.rt_share}} \
+         {{#if noise.levers.boot_isolation}}isolated{{else}}no boot isolation{{/if}} {{noise.levers.cpuset_partitions}} \
+         {{#if noise.cpufreq_visible}}cpufreq{{else}}no cpufreq{{/if}} {{noise.governor}} | \
+         R2 {{num r2.noise.batches.unpinned.spread 1}} {{pct r2.noise.batches.pinned.spread_excess}} {{num r2.noise.hybrid_slowdown 2}} \
+         {{num r2.noise.levers.rt_runtime_us}}",
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        "2.176 0% 18% false 10% 950000/1000000 95% no boot isolation false no cpufreq  | R2 2.4 1% 1.87 n/a"
+    );
+}
+
+#[test]
+fn numa_view_keeps_the_topology_when_skipped() {
+    let out = render(
+        "{{numa.nodes}} {{numa.node_list.0.cpus}} {{#if numa.skipped}}skipped{{/if}} {{num numa.placements.parallel.ms}} {{num r2.numa.nodes}}",
+    )
+    .unwrap();
+    assert_eq!(out, "1 0-1 skipped n/a n/a");
+}
+
+#[test]
+fn the_charts_render_and_a_typo_fails() {
+    for name in [
+        "tail-histogram",
+        "tail-percentiles",
+        "alloc-latency",
+        "syscall-floor",
+        "noise-spread",
+    ] {
+        let out = render(&format!("{{{{chart \"{name}\"}}}}")).unwrap();
+        assert!(out.contains(&format!("data-chart=\"{name}\"")), "{name}");
+        // R2 published no histogram: only the other charts have it beside.
+        if name != "tail-histogram" {
+            assert!(
+                out.contains("the reference lab machine"),
+                "{name}: R2 beside"
+            );
+        }
+    }
+    let e = render("{{num tail.variants.as_written.p99_9}}").unwrap_err();
+    assert!(e.contains("not in the context"), "{e}");
+}
+
+/// Every documented key is present (null when absent) for the run and for
+/// R2 alike, so a chapter can use any of them whatever the source.
+#[test]
+fn every_documented_key_is_present_for_run_and_r2() {
+    let dir = data_dir();
+    let ctx = mdbook_pagewalk::context::build(&DataSet::load(dir.path()).unwrap());
+    let expect = |view: &str, keys: &[&str]| {
+        for root in [&ctx, &ctx["r2"]] {
+            let v = &root[view];
+            for k in keys {
+                let mut at = v;
+                for part in k.split('.') {
+                    at = at
+                        .get(part)
+                        .unwrap_or_else(|| panic!("{view}.{k} missing in {v:#}"));
+                }
+            }
+        }
+    };
+    let stats = ["p50", "p90", "p99", "p999", "max", "mean", "min", "n"];
+    expect(
+        "tail",
+        &[
+            "skipped",
+            "iterations",
+            "repetitions",
+            "region_mib",
+            "pages",
+            "bytes_per_iteration",
+            "iterations_per_page",
+            "fault_share",
+            "work",
+            "variants.as_written",
+            "variants.populate",
+            "variants.touch_early",
+            "variants.mlockall",
+            "variants.prefaulted",
+            "prefaulted",
+            "prefaulted_key",
+            "p999_ratio",
+            "p50_ratio",
+            "mean_ratio",
+            "mlockall_permitted",
+            "prefault_faults_max",
+            "all_checks_passed",
+            "failed_checks",
+        ],
+    );
+    let variant: Vec<String> = stats
+        .iter()
+        .chain(&["skipped", "label", "faults", "faults_max", "prepare_ns"])
+        .map(|k| format!("variants.as_written.{k}"))
+        .collect();
+    expect(
+        "tail",
+        &variant.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let path: Vec<String> = stats
+        .iter()
+        .chain(&[
+            "skipped",
+            "label",
+            "size_bytes",
+            "pattern",
+            "ops",
+            "ops_per_batch",
+            "faults_per_op",
+            "mmap_calls",
+            "mmap_calls_per_op",
+            "calls_method",
+            "calls_ops",
+            "in_child",
+        ])
+        .map(|k| format!("paths.mmap_forced.{k}"))
+        .chain(["skipped", "cliff", "pinned_cliff", "paths.mmap_pinned"].map(String::from))
+        .collect();
+    expect(
+        "alloc",
+        &path.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let op: Vec<String> = stats
+        .iter()
+        .chain(&[
+            "ns",
+            "skipped",
+            "label",
+            "calls_per_batch",
+            "batches",
+            "detail",
+        ])
+        .map(|k| format!("ops.getpid.{k}"))
+        .chain(
+            [
+                "skipped",
+                "strace_multiplier",
+                "strace_skipped",
+                "vdso_ratio",
+                "wakeup_ratio",
+                "mitigations",
+                "mitigations_active",
+                "mitigations_count",
+                "ops.clock_gettime",
+                "ops.open_close",
+                "ops.getpid_strace",
+                "ops.wakeup",
+            ]
+            .map(String::from),
+        )
+        .collect();
+    expect(
+        "syscall",
+        &op.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    expect(
+        "noise",
+        &[
+            "skipped",
+            "workload",
+            "rounds",
+            "runs",
+            "longer_by",
+            "pinned_cpu",
+            "batches.pinned.ms",
+            "batches.pinned.min_ms",
+            "batches.pinned.max_ms",
+            "batches.pinned.spread",
+            "batches.pinned.spread_excess",
+            "batches.pinned.cv",
+            "batches.pinned.migrated",
+            "batches.pinned.skipped",
+            "batches.unpinned",
+            "batches.pinned_again",
+            "batches.longer",
+            "comparisons.a_vs_a",
+            "comparisons.pinned_vs_unpinned",
+            "comparisons.a_vs_longer",
+            "a_vs_a",
+            "a_vs_b",
+            "a_vs_b_inside_noise",
+            "hybrid_slowdown",
+            "hybrid_detail",
+            "cpufreq_visible",
+            "governor",
+            "cur_mhz",
+            "max_mhz",
+            "boost",
+            "levers.allowed_cpus",
+            "levers.isolcpus",
+            "levers.nohz_full",
+            "levers.rcu_nocbs",
+            "levers.irqaffinity",
+            "levers.boot_isolation",
+            "levers.rt_runtime_us",
+            "levers.rt_period_us",
+            "levers.rt_share",
+            "levers.sched_fifo_permitted",
+            "levers.irq_default_affinity",
+            "levers.cpuset_partitions",
+            "levers.cpuset_detail",
+        ],
+    );
+    // R2 has no NUMA figures: the view itself is null there.
+    assert!(ctx["r2"]["numa"].is_null());
+    for k in [
+        "skipped",
+        "nodes",
+        "node_list",
+        "balancing",
+        "region_mib",
+        "pages",
+        "placements",
+    ] {
+        assert!(ctx["numa"].get(k).is_some(), "numa.{k}");
+    }
+}
