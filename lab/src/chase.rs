@@ -37,8 +37,12 @@ pub struct ChaseParams {
     pub seed: u64,
 }
 
+/// The seed the page uses (it sends none), so a native run can chase the
+/// very same cycle.
+pub const DEFAULT_SEED: u64 = 0x7061_6765_7761_6c6b; // "pagewalk"
+
 fn default_seed() -> u64 {
-    0x7061_6765_7761_6c6b // "pagewalk"
+    DEFAULT_SEED
 }
 
 /// One region size's result.
