@@ -19,12 +19,14 @@ pub use builders::{
     alloc_latency, build, first_touch_faults, first_touch_ns_per_page, noise_spread, series_name,
     syscall_floor, tail_histogram, tail_percentiles, BuildError, CHART_NAMES,
 };
+pub use builders::{size_label, staircase, thp, tlb_reach};
 pub use pagewalk_model::RunFile;
 pub use render::{
     esc, exact, linear_ticks, log_ticks, mark_label, mark_label_named, nice_step, render_svg,
     tick_label, with_unit, Palette, ValueScale,
 };
 pub use spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Scale, Series, Whiskers};
+pub use spec::{Marker, MarkerKind};
 pub use table::table_html;
 
 /// Width of the static SVG the build puts in the page (it scales down with

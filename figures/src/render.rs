@@ -27,7 +27,7 @@
 
 use std::fmt::Write;
 
-use crate::spec::{Axis, ChartKind, ChartSpec, Point, Role, Scale, Series};
+use crate::spec::{Axis, ChartKind, ChartSpec, Marker, Point, Role, Scale, Series};
 
 /// Colours a chart is drawn with. In the page they come from the theme's
 /// CSS custom properties (`--pw-series-1` .. `--pw-series-6`, `--pw-axis`,
@@ -627,6 +627,47 @@ fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, 
     h
 }
 
+/// The x axis' markers inside the plotted range, as dashed vertical lines
+/// with their labels staggered over three rows so neighbours stay legible.
+/// Each is a `pw-marker` group with an `aria-label`; they are not marks (no
+/// value to focus), so the marks' keyboard order is unchanged.
+fn markers(out: &mut String, x: &Axis, scale: &ValueScale, pal: &Palette, top: f64, bottom: f64) {
+    let mut shown: Vec<&Marker> = x
+        .markers
+        .iter()
+        .filter(|m| scale.places(m.x) && (scale.lo..=scale.hi).contains(&m.x))
+        .collect();
+    if shown.is_empty() {
+        return;
+    }
+    shown.sort_by(|a, b| a.x.total_cmp(&b.x));
+    out.push_str("<g class=\"pw-markers\">");
+    for (i, m) in shown.iter().enumerate() {
+        let px = n(scale.map(m.x));
+        let dash = match m.kind {
+            crate::spec::MarkerKind::Step => "1 3",
+            crate::spec::MarkerKind::Cache => "6 3",
+            crate::spec::MarkerKind::Tlb => "3 3",
+        };
+        let _ = write!(
+            out,
+            "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" aria-label=\"{aria}\">\
+             <line x1=\"{px}\" y1=\"{t}\" x2=\"{px}\" y2=\"{b}\" stroke=\"{c}\" stroke-dasharray=\"{dash}\"/>\
+             <text x=\"{tx}\" y=\"{ty}\" font-size=\"10\" fill=\"{c}\">{label}</text></g>",
+            kind = m.kind.name(),
+            v = exact(m.x),
+            aria = esc(&format!("{} marker: {} at {}", m.kind.name(), m.label, with_unit(m.x, &x.unit))),
+            t = n(top),
+            b = n(bottom),
+            c = esc(&pal.axis),
+            tx = n(scale.map(m.x) + 3.0),
+            ty = n(top + 10.0 + 11.0 * (i % 3) as f64),
+            label = esc(&m.label),
+        );
+    }
+    out.push_str("</g>");
+}
+
 /// x/y lines with a marker per point; returns the SVG height.
 fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, top: f64) -> f64 {
     let h = if height > 0.0 {
@@ -704,6 +745,7 @@ fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64,
     if ys.is_empty() {
         no_data(out, spec, pal, left + 8.0, top + 20.0);
     }
+    markers(out, &spec.x, &xs_scale, pal, top, bottom);
 
     out.push_str("<g class=\"pw-marks\">");
     for (si, s) in spec.series.iter().enumerate() {

@@ -60,6 +60,40 @@ pub struct Axis {
     /// it is not the minimum and maximum, e.g. `p50` to `p99`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whiskers: Option<Whiskers>,
+    /// Labelled vertical lines at values of this (x) axis of a lines chart:
+    /// cache sizes, TLB reaches, detected steps. Kept on the axis so a spec
+    /// without them (and every builder) reads as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+}
+
+/// A labelled position on an axis, drawn as a dashed line across the plot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    pub x: f64,
+    pub label: String,
+    pub kind: MarkerKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarkerKind {
+    /// A cache's capacity.
+    Cache,
+    /// A TLB level's reach (entries x page size).
+    Tlb,
+    /// A step the detector found in the data.
+    Step,
+}
+
+impl MarkerKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MarkerKind::Cache => "cache",
+            MarkerKind::Tlb => "tlb",
+            MarkerKind::Step => "step",
+        }
+    }
 }
 
 /// Names of a whisker's two ends, as read aloud and in the data table.
@@ -78,7 +112,13 @@ impl Axis {
             min: None,
             max: None,
             whiskers: None,
+            markers: Vec::new(),
         }
+    }
+
+    /// This axis with `markers` drawn across the plot.
+    pub fn with_markers(self, markers: Vec<Marker>) -> Axis {
+        Axis { markers, ..self }
     }
 
     /// Names the ends of this axis' whiskers (default: min and max).

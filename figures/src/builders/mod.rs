@@ -17,12 +17,14 @@ mod noise;
 mod points;
 mod syscall;
 mod tail;
+mod translation;
 
 pub use alloc::alloc_latency;
 pub use first_touch::{first_touch_faults, first_touch_ns_per_page};
 pub use noise::noise_spread;
 pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
+pub use translation::{size_label, staircase, thp, tlb_reach};
 
 /// Every chart name [`build`] knows, as used in `{{chart "NAME"}}`.
 pub const CHART_NAMES: &[&str] = &[
@@ -33,6 +35,9 @@ pub const CHART_NAMES: &[&str] = &[
     "alloc-latency",
     "syscall-floor",
     "noise-spread",
+    "staircase",
+    "tlb-reach",
+    "thp",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +96,15 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
         "noise-spread" => Ok(noise_spread(
             run()?,
             reference_for(references, pagewalk_model::noise::EXPERIMENT),
+        )),
+        "staircase" => Ok(staircase(
+            run()?,
+            reference_for(references, pagewalk_model::translation::STAIRCASE),
+        )),
+        "tlb-reach" => Ok(tlb_reach(run()?)),
+        "thp" => Ok(thp(
+            run()?,
+            reference_for(references, pagewalk_model::translation::THP),
         )),
         _ => Err(BuildError::UnknownChart(name.to_string())),
     }

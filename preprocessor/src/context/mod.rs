@@ -11,8 +11,12 @@ mod first_touch;
 mod latency;
 mod noise;
 mod numa;
+mod staircase;
 mod syscall;
 mod tail;
+mod thp;
+mod tlb_reach;
+mod translation;
 
 use pagewalk_model::{MachineContext, Provenance, RunFile};
 use serde_json::{json, Map, Value};
@@ -32,6 +36,21 @@ const VIEWS: &[View] = &[
         key: "ft",
         experiment: pagewalk_model::first_touch::EXPERIMENT,
         build: first_touch::view,
+    },
+    View {
+        key: "stair",
+        experiment: pagewalk_model::translation::STAIRCASE,
+        build: staircase::view,
+    },
+    View {
+        key: "tlb",
+        experiment: pagewalk_model::translation::TLB_REACH,
+        build: tlb_reach::view,
+    },
+    View {
+        key: "thp",
+        experiment: pagewalk_model::translation::THP,
+        build: thp::view,
     },
     View {
         key: "tail",
