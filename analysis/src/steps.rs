@@ -64,7 +64,12 @@ impl Rise {
 pub fn find_steps(xs: &[f64], ys: &[f64], cfg: &Config) -> Vec<Rise> {
     let n = xs.len().min(ys.len());
     // NaN fails `is_finite`, so bad input never reaches the logarithms.
-    if n < 4 || xs[..n].iter().chain(&ys[..n]).any(|v| !v.is_finite() || *v <= 0.0) {
+    if n < 4
+        || xs[..n]
+            .iter()
+            .chain(&ys[..n])
+            .any(|v| !v.is_finite() || *v <= 0.0)
+    {
         return Vec::new();
     }
     let lx: Vec<f64> = xs[..n].iter().map(|x| x.log2()).collect();

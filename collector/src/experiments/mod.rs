@@ -4,11 +4,11 @@
 
 pub mod alloc;
 mod first_touch;
-mod translation;
 mod noise;
 mod numa;
 pub mod syscall;
 mod tail;
+mod translation;
 
 use std::time::Instant;
 
