@@ -77,8 +77,12 @@ impl Recorder {
         self.max_ns = self.max_ns.max(other.max_ns);
     }
 
+    /// The value at quantile `q`. The histogram answers with its bucket's
+    /// highest equivalent value, so it is clamped to the exact min and max
+    /// (a p99 above the max would read as an error).
     pub fn quantile_ns(&self, q: f64) -> f64 {
-        self.hist.value_at_quantile(q) as f64 / PS_PER_NS
+        let v = self.hist.value_at_quantile(q) as f64 / PS_PER_NS;
+        v.clamp(self.min_ns.min(self.max_ns), self.max_ns)
     }
 
     pub fn mean_ns(&self) -> f64 {
@@ -167,6 +171,7 @@ mod tests {
         assert!((l.p50_ns.unwrap() - 100.0).abs() < 0.1);
         assert!((l.p999_ns.unwrap() - 100.0).abs() < 0.1, "{l:?}");
         assert_eq!(l.max_ns, Some(50_000.0));
+        assert!(l.p99_ns <= l.max_ns && l.p50_ns >= l.min_ns);
         assert!((l.mean_ns.unwrap() - 149.9).abs() < 1e-9);
         let total: u64 = l.histogram.iter().map(|b| b.count).sum();
         assert_eq!(total, 1000);

@@ -33,7 +33,8 @@ pub fn coefficient_of_variation(samples: &[f64]) -> Option<f64> {
 pub struct Verdict {
     /// Relative difference of the two medians compared.
     pub difference: f64,
-    /// Relative difference of the medians of two identical batches (A vs A).
+    /// The A-vs-A noise floor: how far apart measurements that should not
+    /// differ came out (at least the medians of two identical batches).
     pub noise: f64,
     /// `difference <= noise`: the comparison measured nothing.
     pub inside_noise: bool,
@@ -56,9 +57,10 @@ impl Verdict {
         ))
     }
 
-    /// `5.2% apart, inside the A-vs-A noise (7.1%)`.
+    /// `5.2% apart, inside the A-vs-A noise (7.1%)`; two significant
+    /// figures, so that two small differences never print alike.
     pub fn describe(&self) -> String {
-        let pct = |x: f64| format!("{:.1}%", x * 100.0);
+        let pct = |x: f64| format!("{}%", two_figures(x * 100.0));
         format!(
             "{} apart, {} the A-vs-A noise ({})",
             pct(self.difference),
@@ -70,6 +72,18 @@ impl Verdict {
             pct(self.noise)
         )
     }
+}
+
+/// `0.24`, `7.1`, `52`: two significant figures, at most two decimals.
+fn two_figures(x: f64) -> String {
+    let decimals = if x >= 10.0 {
+        0
+    } else if x >= 1.0 {
+        1
+    } else {
+        2
+    };
+    format!("{x:.decimals$}")
 }
 
 #[cfg(test)]
@@ -93,8 +107,12 @@ mod tests {
         assert!((v.difference - 0.03).abs() < 1e-12);
         let v = Verdict::of(&s(100.0), &s(101.0), &s(150.0)).unwrap();
         assert!(!v.inside_noise);
-        assert_eq!(v.describe(), "50.0% apart, outside the A-vs-A noise (1.0%)");
+        assert_eq!(v.describe(), "50% apart, outside the A-vs-A noise (1.0%)");
         assert!(Verdict::of(&s(0.0), &s(1.0), &s(1.0)).is_none());
+        assert_eq!(
+            Verdict::new(0.0024, 0.0018).describe(),
+            "0.24% apart, outside the A-vs-A noise (0.18%)"
+        );
     }
 
     #[test]

@@ -270,6 +270,7 @@ fn every_documented_key_is_present_for_run_and_r2() {
             "a_vs_a",
             "a_vs_b",
             "a_vs_b_inside_noise",
+            "floor",
             "hybrid_slowdown",
             "hybrid_detail",
             "cpufreq_visible",

@@ -31,6 +31,7 @@ pub fn view(run: &RunFile) -> Value {
             })),
         ),
         "a_vs_a": comparison(ComparisonKind::AVsA).map(|v| v.difference),
+        "floor": comparison(ComparisonKind::AVsA).map(|v| v.noise),
         "a_vs_b": comparison(ComparisonKind::PinnedVsUnpinned).map(|v| v.difference),
         "a_vs_b_inside_noise": comparison(ComparisonKind::PinnedVsUnpinned).map(|v| v.inside_noise),
         "hybrid_slowdown": n.and_then(|n| n.hybrid_slowdown),

@@ -15,8 +15,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use pagewalk_model::{
-    coefficient_of_variation, Check, Comparison, ComparisonKind, Condition, NoiseBatch,
-    NoiseResults, Results, Summary, Verdict,
+    coefficient_of_variation, relative_difference, Check, Comparison, ComparisonKind, Condition,
+    NoiseBatch, NoiseResults, Results, Summary, Verdict,
 };
 
 use super::{Env, Outcome};
@@ -147,17 +147,24 @@ fn work(rounds: u64) -> u64 {
     h
 }
 
+/// Each batch held against the pinned one, and against the A-vs-A noise
+/// floor: the largest difference of medians between runs that should not
+/// differ at all (the two pinned batches, and the halves of each). One
+/// lucky pair of identical batches must not make every difference "real".
 fn comparisons(batches: &[NoiseBatch]) -> Vec<Comparison> {
-    let summary = |c: Condition| {
-        batches
-            .iter()
-            .find(|b| b.condition == c)
-            .and_then(|b| b.summary)
-    };
-    let (Some(a), Some(a_again)) = (summary(Condition::Pinned), summary(Condition::PinnedAgain))
-    else {
+    let get = |c: Condition| batches.iter().find(|b| b.condition == c);
+    let (Some(a), Some(a_again)) = (
+        get(Condition::Pinned).and_then(|b| b.summary),
+        get(Condition::PinnedAgain).and_then(|b| b.summary),
+    ) else {
         return Vec::new();
     };
+    let halves = [Condition::Pinned, Condition::PinnedAgain]
+        .into_iter()
+        .filter_map(|c| halves_difference(&get(c)?.samples_ns));
+    let floor = halves
+        .chain(relative_difference(&a, &a_again))
+        .fold(0.0, f64::max);
     [
         (ComparisonKind::AVsA, Condition::PinnedAgain),
         (ComparisonKind::PinnedVsUnpinned, Condition::Unpinned),
@@ -165,14 +172,21 @@ fn comparisons(batches: &[NoiseBatch]) -> Vec<Comparison> {
     ]
     .into_iter()
     .filter_map(|(kind, b)| {
+        let b_summary = get(b)?.summary?;
         Some(Comparison {
             kind,
             a: Condition::Pinned,
             b,
-            verdict: Verdict::of(&a, &a_again, &summary(b)?)?,
+            verdict: Verdict::new(relative_difference(&a, &b_summary)?, floor),
         })
     })
     .collect()
+}
+
+/// Relative difference of the medians of a batch's first and second half.
+fn halves_difference(samples: &[f64]) -> Option<f64> {
+    let (first, second) = samples.split_at(samples.len() / 2);
+    relative_difference(&Summary::of(first)?, &Summary::of(second)?)
 }
 
 /// Premise: a pinned batch stayed on its CPU.
@@ -271,7 +285,15 @@ mod tests {
             b(Condition::Longer, &[110.0]),
         ]);
         assert_eq!(c.len(), 3);
+        assert!(c[0].verdict.inside_noise, "A vs A is the floor itself");
         assert!(c[1].verdict.inside_noise, "3% is inside 5%");
         assert!(!c[2].verdict.inside_noise, "10% is outside 5%");
+        // Halves of one batch that disagree by 8% raise the floor.
+        let c = comparisons(&[
+            b(Condition::Pinned, &[100.0, 100.0, 108.0, 108.0]),
+            b(Condition::PinnedAgain, &[104.0, 104.0]),
+            b(Condition::Longer, &[110.0]),
+        ]);
+        assert!((c[0].verdict.noise - 0.08).abs() < 1e-9, "{:?}", c[0]);
     }
 }
