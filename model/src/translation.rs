@@ -232,7 +232,9 @@ pub struct Step {
     pub at_x: f64,
     pub from_x: f64,
     pub to_x: f64,
-    /// Plateau latency before and after the rise, ns per load.
+    /// Plateau latency before and after the rise, ns per load, from the
+    /// fastest repetition of each point (what the detector reads:
+    /// interference only ever adds time).
     pub ns_before: f64,
     pub ns_after: f64,
     pub kind: StepKind,
@@ -254,9 +256,13 @@ pub struct Agreement {
     pub what: String,
     /// Where the bend should be: bytes (staircase) or pages (tlb-reach).
     pub expected_x: f64,
-    /// The detected step nearest to it, within a factor of two; absent if none.
+    /// The detected step nearest to it within a factor of two, one of the
+    /// predicted kind first; absent if none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_x: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_kind: Option<StepKind>,
+    /// A step of the predicted kind (or unclassified) was found.
     pub agrees: bool,
 }
 

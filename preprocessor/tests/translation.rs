@@ -62,7 +62,7 @@ fn stair_view_sizes_geometry_and_agreement() {
         "{out}"
     );
     assert!(out.contains("caches 32 KiB 1 MiB 32 MiB;"), "{out}");
-    assert!(out.contains("agree false: no measured step within a factor of two of: L2 TLB reach (3072 × 4 KiB = 12 MiB) (this is a virtual machine"), "{out}");
+    assert!(out.contains("agree false: no measured step of its kind within a factor of two of: L1 dTLB reach (72 × 4 KiB = 288 KiB); L2 TLB reach (3072 × 4 KiB = 12 MiB) (this is a virtual machine"), "{out}");
     assert!(
         out.contains("collapse ok at every size; faults 0; dTLB false; checks true;"),
         "{out}"
@@ -71,10 +71,7 @@ fn stair_view_sizes_geometry_and_agreement() {
         out.contains("[39.19 KiB cache L1d cache (32 KiB)]"),
         "{out}"
     );
-    assert!(
-        out.contains("translation L1 dTLB reach (72 × 4 KiB = 288 KiB)]"),
-        "{out}"
-    );
+    assert!(out.contains("[3.46 MiB cache a cache level]"), "{out}");
 }
 
 #[test]
@@ -114,17 +111,18 @@ fn tlb_view_pages_and_levels() {
          few {{num tlb.at.few.small_ns 1}}; in L1 dTLB ({{tlb.at.l1.pages}}) {{num tlb.at.l1.small_ns 1}}; \
          in L2 TLB ({{tlb.at.l2.pages}}) {{num tlb.at.l2.small_ns 1}}; beyond ({{tlb.at.beyond.pages}}) \
          {{num tlb.at.beyond.small_ns 1}} vs {{num tlb.at.beyond.huge_ns 1}}; agree {{tlb.agreement.all}}; \
-         translation steps {{tlb.step_counts.translation}}; \
+         translation steps {{tlb.step_counts.translation}}; {{tlb.agreement.text}}; \
          {{#each tlb.steps}}{{#if (eq regime \"small\")}}[{{at}} {{kind}} near {{near_kind}}]{{/if}}{{/each}}",
     )
     .unwrap();
     assert!(
-        out.starts_with("8..8192 pages, data <= 512 KiB, step 13; few 1.1; in L1 dTLB (64) "),
+        out.starts_with("8..8192 pages, data <= 512 KiB, step 13; few "),
         "{out}"
     );
     assert!(out.contains("in L2 TLB (3072) "), "{out}");
     assert!(out.contains("beyond (8192) "), "{out}");
-    assert!(out.contains("agree true; translation steps 1;"), "{out}");
+    assert!(out.contains("in L1 dTLB (64) "), "{out}");
+    assert!(out.contains("agree false; translation steps 1; no measured step of its kind within a factor of two of: L1 dTLB reach (72 entries) (there is a step at 78 pages, but it stays put with huge pages)"), "{out}");
     // The L1 dTLB's step stays with huge pages here (a KVM guest): its kind
     // says cache, what it is near says translation.
     assert!(out.contains("[78 pages cache near translation]"), "{out}");

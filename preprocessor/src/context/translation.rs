@@ -123,11 +123,7 @@ pub fn caches(g: Option<&Geometry>) -> Value {
 
 /// `steps` and `step_counts`; `at` writes an x as text.
 pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Value, Value) {
-    let kind = |k: StepKind| match k {
-        StepKind::Cache => "cache",
-        StepKind::Translation => "translation",
-        StepKind::Unclassified => "unclassified",
-    };
+    let kind = kind_name;
     let list: Vec<Value> = steps
         .iter()
         .map(|s| {
@@ -168,6 +164,14 @@ pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Value, Value) {
     )
 }
 
+fn kind_name(k: StepKind) -> &'static str {
+    match k {
+        StepKind::Cache => "cache",
+        StepKind::Translation => "translation",
+        StepKind::Unclassified => "unclassified",
+    }
+}
+
 /// `agreement.items`, `.all`, `.text`. `vm` adds why a VM may disagree.
 pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value {
     let list: Vec<Value> = items
@@ -179,6 +183,7 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
                 "expected_text": at(a.expected_x),
                 "found": a.found_x,
                 "found_text": a.found_x.map(at),
+                "found_kind": a.found_kind.map(kind_name),
                 "agrees": a.agrees,
             })
         })
@@ -187,16 +192,28 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
     let missed: Vec<String> = items
         .iter()
         .filter(|a| !a.agrees)
-        .map(|a| text(&a.what))
+        .map(|a| match (a.found_kind, a.found_x) {
+            (Some(StepKind::Cache), Some(x)) => format!(
+                "{} (there is a step at {}, but it stays put with huge pages)",
+                text(&a.what),
+                at(x)
+            ),
+            (Some(StepKind::Translation), Some(x)) => format!(
+                "{} (there is a step at {}, but it changes with huge pages)",
+                text(&a.what),
+                at(x)
+            ),
+            _ => text(&a.what),
+        })
         .collect();
     let sentence = match all {
         None => None,
         Some(true) => Some(
-            "every bend CPUID and sysfs predict has a measured step within a factor of two"
+            "every bend CPUID and sysfs predict has a measured step of its kind within a factor of two"
                 .to_string(),
         ),
         Some(false) => Some(format!(
-            "no measured step within a factor of two of: {}{}",
+            "no measured step of its kind within a factor of two of: {}{}",
             missed.join("; "),
             if vm {
                 " (this is a virtual machine: CPUID gives the hypervisor's figures, and nested paging changes what a walk costs)"

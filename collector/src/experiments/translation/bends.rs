@@ -3,9 +3,9 @@
 //!
 //! A step that stays put when the pages get bigger is a cache filling up; a
 //! step that moves, vanishes, or leads to a clearly different latency is a
-//! TLB level running out. CPUID and sysfs
-//! predict where both kinds should be ([`Bend`]); each prediction is set
-//! next to the nearest measured step within a factor of two.
+//! TLB level running out. CPUID and sysfs predict where both kinds should
+//! be ([`Bend`]); a prediction agrees when a step of its kind lies within a
+//! factor of two (a step of the other kind there is recorded, but does not).
 
 use pagewalk_analysis::steps::{find_steps, octaves_apart, pair, Config, Rise};
 use pagewalk_model::{Agreement, ChasePoint, Curve, Geometry, Regime, Step, StepKind};
@@ -134,7 +134,9 @@ pub fn analyse(
             let (xs, ys): (Vec<f64>, Vec<f64>) = c
                 .points
                 .iter()
-                .filter_map(|p| Some((x(p)?, p.ns_per_load.median)))
+                // The fastest repetition: interference (a shared machine,
+                // an interrupt) only ever adds time.
+                .filter_map(|p| Some((x(p)?, p.ns_per_load.min)))
                 .unzip();
             Found {
                 regime: c.regime,
@@ -207,13 +209,17 @@ pub fn analyse(
             if shown_by.is_empty() {
                 return None;
             }
-            let candidates = steps.iter().filter(|s| shown_by.contains(&s.regime));
-            let found_x = nearest_step(candidates, b.x).map(|s| s.at_x);
+            // A step of the predicted kind agrees; one of the other kind in
+            // the same place is reported, but does not.
+            let candidates = || steps.iter().filter(|s| shown_by.contains(&s.regime));
+            let same = nearest_step(candidates().filter(|s| same_kind(b, s.kind)), b.x);
+            let found = same.or_else(|| nearest_step(candidates(), b.x));
             Some(Agreement {
                 what: b.what.clone(),
                 expected_x: b.x,
-                found_x,
-                agrees: found_x.is_some(),
+                found_x: found.map(|s| s.at_x),
+                found_kind: found.map(|s| s.kind),
+                agrees: same.is_some(),
             })
         })
         .collect();
