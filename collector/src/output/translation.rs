@@ -150,7 +150,11 @@ fn steps(
         .map(|a| a.what.as_str())
         .collect();
     if !missed.is_empty() {
-        let _ = writeln!(out, "  no measured step near: {}", missed.join("; "));
+        let _ = writeln!(
+            out,
+            "  no measured step of the predicted kind near: {}",
+            missed.join("; ")
+        );
     }
 }
 
