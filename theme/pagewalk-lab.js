@@ -145,8 +145,15 @@
     return viz.replace_series(chart, role, label || "", JSON.stringify(data));
   }
 
-  function applySeries(series) {
-    for (const [chart, data] of Object.entries(series || {})) overlay(chart, "browser", "", data);
+  /* A worker result's series (role browser) and x-axis markers, on every
+   * chart of the page they name; charts the page lacks are skipped. */
+  function apply(result) {
+    for (const [chart, data] of Object.entries(result.series || {})) overlay(chart, "browser", "", data);
+    const viz = window.pagewalkViz;
+    if (!viz || typeof viz.set_markers !== "function") return;
+    for (const [chart, markers] of Object.entries(result.markers || {})) {
+      viz.set_markers(chart, JSON.stringify(markers));
+    }
   }
 
   /* ---- formatting ---- */
@@ -251,7 +258,7 @@
   function show(name, result, restored) {
     const section = lab(LAB_OF[name]);
     results[name] = result;
-    applySeries(result.series);
+    apply(result);
     if (!section) return;
     const r = result.report;
     const s = $(section, ".pw-lab-summary");
@@ -363,7 +370,7 @@
           const result = await ask({ cmd: "tlb-model", params: p });
           if (mine !== modelSeq) return;
           if (result.error) throw new Error(result.error);
-          applySeries(result.series);
+          apply(result);
           fail(section, "");
           section.setAttribute("data-pw-lab-state", "done");
         } catch (e) {

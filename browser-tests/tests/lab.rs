@@ -245,6 +245,13 @@ fn experiments_fill_their_charts() {
             mine.iter().all(|m| m.value > 0.0),
             "{CHASE}: a zero latency: {mine:?}"
         );
+        // The same series over the collector's staircase chart, where the page has it.
+        let on_staircase = by_role(&browser.marks("staircase").await?, "browser").len();
+        ensure!(
+            on_staircase == mine.len(),
+            "staircase: {on_staircase} browser marks, the chase has {}",
+            mine.len()
+        );
         let summary = lab_text(&browser, "chase", "pw-lab-summary").await?;
         let isolated = browser.eval("return self.crossOriginIsolated;").await?;
         let said = format!(
@@ -293,6 +300,23 @@ fn experiments_fill_their_charts() {
             reach.contains("reach 1 MiB"),
             "256 × 4 KiB should read reach 1 MiB: {reach}"
         );
+        // The reach is a marker on the model's chart and on the chase's.
+        for chart in [MODEL, CHASE] {
+            let marker = browser
+                .eval_with(
+                    "const m = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] .pw-marker[data-kind=\"tlb\"]`);
+                     return m ? [m.getAttribute('aria-label'), m.getAttribute('data-value')] : [null, null];",
+                    vec![json!(chart)],
+                )
+                .await?;
+            ensure!(
+                marker[0]
+                    .as_str()
+                    .is_some_and(|l| l.contains("256 × 4 KiB = 1 MiB"))
+                    && marker[1] == json!("1048576"),
+                "{chart}: the model's reach marker should be at 1 MiB: {marker}"
+            );
+        }
         let model = by_role(&browser.marks(MODEL).await?, "browser").len();
         ensure!(model > 0, "{MODEL}: no model marks");
 
@@ -460,6 +484,35 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                 "a refused file changed the charts"
             );
         }
+
+        // Dropped on the drop zone, the same run under another name joins it.
+        browser
+            .eval_with(
+                "const dt = new DataTransfer();
+                 dt.items.add(new File([arguments[0]], 'dropped.json', { type: 'application/json' }));
+                 const zone = document.querySelector('section.pw-lab[data-lab=\"compare\"] .pw-lab-drop');
+                 zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+                 zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+                 return null;",
+                vec![json!(text)],
+            )
+            .await?;
+        browser
+            .wait_for_within(
+                &format!(
+                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series === 'dropped.json' && m.dataset.role === 'file')",
+                    marks_css(NS_PER_PAGE)
+                ),
+                RUN_TIMEOUT,
+            )
+            .await
+            .context("a dropped file's series never appeared")?;
+        browser
+            .eval("document.querySelector('.pw-lab-files li[data-file=\"dropped.json\"] .pw-lab-remove').click(); return null;")
+            .await?;
+        browser
+            .wait_for("!document.querySelector('[data-series=\"dropped.json\"]')")
+            .await?;
 
         // Remove takes the file off every chart again.
         click(&browser, "compare", "pw-lab-remove").await?;

@@ -6,13 +6,15 @@
 //! loads is charted by the same code as the build: lab charts here, the
 //! rest through [`pagewalk_figures::build`].
 
-use pagewalk_figures::{series_name, Axis, BuildError, ChartKind, ChartSpec, Point, Role, Series};
+use pagewalk_figures::{
+    series_name, Axis, BuildError, ChartKind, ChartSpec, Marker, MarkerKind, Point, Role, Series,
+};
 use pagewalk_model::{first_touch::EXPERIMENT as FIRST_TOUCH_EXPERIMENT, Mode, RunFile, Summary};
 
 use crate::chase::ChaseReport;
 use crate::first_touch::FirstTouchReport;
 use crate::tlb::TlbReport;
-use crate::{size_label, KIB, MIB};
+use crate::{size_label, MIB};
 
 pub const FIRST_TOUCH: &str = "lab-first-touch";
 pub const CHASE: &str = "lab-chase";
@@ -199,7 +201,7 @@ pub fn chase_spec(runs: &[&RunFile]) -> ChartSpec {
                     .iter()
                     .map(|p| {
                         point(
-                            p.region_bytes as f64 / KIB as f64,
+                            p.region_bytes as f64,
                             &p.ns_per_load,
                             p.loads_per_sample
                                 .map(|l| format!("{} samples of {l} loads", p.ns_per_load.n)),
@@ -216,7 +218,9 @@ pub fn chase_spec(runs: &[&RunFile]) -> ChartSpec {
                       in this browser next to the collector's staircase"
             .to_string(),
         kind: ChartKind::Lines,
-        x: Axis::log("region size", "KiB"),
+        // Bytes, as the collector's `staircase` chart: the browser's series
+        // are laid over that chart too when a page has it.
+        x: region_axis(),
         y: Axis::log(
             "ns per dependent load (median, whiskers min to max)",
             "ns per load",
@@ -236,7 +240,7 @@ pub fn chase_series(report: &ChaseReport) -> Vec<Series> {
             .iter()
             .map(|p| {
                 point(
-                    p.region_bytes as f64 / KIB as f64,
+                    p.region_bytes as f64,
                     &p.summary,
                     Some(format!(
                         "{} samples of {} loads; one timer step = {:.3} ns per load",
@@ -257,7 +261,7 @@ pub fn tlb_spec() -> ChartSpec {
         description: "share of the chase's loads that miss in a modelled least-recently-used TLB, by region size"
             .to_string(),
         kind: ChartKind::Lines,
-        x: Axis::log("region size", "KiB"),
+        x: region_axis(),
         y: Axis {
             min: Some(0.0),
             max: Some(100.0),
@@ -268,6 +272,36 @@ pub fn tlb_spec() -> ChartSpec {
         note: None,
     })
 }
+
+/// The region-size axis of the chase and the model: bytes (as the
+/// collector's `staircase` chart), over a fixed range so the two charts line
+/// up one above the other and the reach marker shows before any data.
+fn region_axis() -> Axis {
+    Axis {
+        min: Some(4096.0),
+        max: Some((1u64 << 30) as f64),
+        ..Axis::log("region size", "bytes")
+    }
+}
+
+/// The model's reach as a marker on the x axis (bytes) of the charts it
+/// belongs next to: the model's own and the chase's.
+pub fn tlb_markers(report: &TlbReport) -> Vec<Marker> {
+    let p = &report.params;
+    vec![Marker {
+        x: report.reach_bytes as f64,
+        label: format!(
+            "model reach {} × {} = {}",
+            p.entries,
+            size_label(p.page_bytes),
+            size_label(report.reach_bytes)
+        ),
+        kind: MarkerKind::Tlb,
+    }]
+}
+
+/// The charts the model's reach is drawn on.
+pub const TLB_MARKED: &[&str] = &[TLB_MODEL, CHASE];
 
 pub fn tlb_series(report: &TlbReport) -> Vec<Series> {
     let p = &report.params;
@@ -284,10 +318,7 @@ pub fn tlb_series(report: &TlbReport) -> Vec<Series> {
             .iter()
             .map(|t| Point {
                 note: Some(format!("{} pages of {}", t.pages, size_label(p.page_bytes))),
-                ..Point::xy(
-                    t.region_bytes as f64 / KIB as f64,
-                    Some(t.miss_rate * 100.0),
-                )
+                ..Point::xy(t.region_bytes as f64, Some(t.miss_rate * 100.0))
             })
             .collect(),
     }]
@@ -297,7 +328,7 @@ pub fn tlb_series(report: &TlbReport) -> Vec<Series> {
 mod tests {
     use super::*;
     use crate::chase::{ChaseParams, ChasePoint};
-    use crate::TimerInfo;
+    use crate::{TimerInfo, KIB};
 
     fn example() -> RunFile {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example");
@@ -417,7 +448,7 @@ mod tests {
         let s = chase_series(&report);
         assert_eq!(s[0].role, Role::Browser);
         let xs: Vec<_> = s[0].points.iter().map(|p| p.x.unwrap()).collect();
-        assert_eq!(xs, vec![16.0, 32.0]);
+        assert_eq!(xs, vec![16384.0, 32768.0]);
         assert_eq!(s[0].points[0].value, Some(2.5));
         assert_eq!(
             (s[0].points[0].min, s[0].points[0].max),

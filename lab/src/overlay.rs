@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use pagewalk_figures::{Category, ChartSpec, Role, Series};
+use pagewalk_figures::{Category, ChartSpec, Marker, Role, Series};
 use serde::{Deserialize, Serialize};
 
 use crate::charts::{self, NOTHING_YET};
@@ -63,6 +63,12 @@ pub fn replace(spec: &mut ChartSpec, role: Role, label: Option<&str>, overlay: O
     } else if !has_values && lab && spec.note.is_none() {
         spec.note = Some(NOTHING_YET.to_string());
     }
+}
+
+/// Replaces the markers of `spec`'s x axis (the TLB model's reach on the
+/// lab charts, which have no others).
+pub fn set_x_markers(spec: &mut ChartSpec, markers: Vec<Marker>) {
+    spec.x.markers = markers;
 }
 
 /// The overlay of a chart built from a loaded file alone: its measured
@@ -249,6 +255,30 @@ mod tests {
         assert_eq!(spec.series[0].points[0].value, Some(2.0));
         replace(&mut spec, Role::Browser, None, Overlay::default());
         assert_eq!(spec.note.as_deref(), Some(NOTHING_YET));
+    }
+
+    #[test]
+    fn the_model_reach_is_a_marker_on_the_lab_charts() {
+        let report = crate::tlb::run(&crate::tlb::TlbParams {
+            entries: 64,
+            page_bytes: 4096,
+            max_kib: 1024,
+            seed: 1,
+        });
+        let markers = charts::tlb_markers(&report);
+        for name in charts::TLB_MARKED {
+            let mut spec = charts::build(name, &[]).unwrap();
+            set_x_markers(&mut spec, markers.clone());
+            assert_eq!(spec.x.markers.len(), 1);
+            assert_eq!(
+                spec.x.markers[0].x, 262144.0,
+                "{name}: reach in bytes, as the x axis"
+            );
+            assert!(spec.x.markers[0].label.contains("64 × 4 KiB = 256 KiB"));
+            let svg =
+                pagewalk_figures::render_svg(&spec, &pagewalk_figures::Palette::light(), 720, 0);
+            assert!(svg.contains("pw-marker"), "{name}: the marker is not drawn");
+        }
     }
 
     #[test]

@@ -134,9 +134,12 @@ pub fn chase(params: &str, cross_origin_isolated: bool) -> String {
     report(parse::<ChaseParams>("chase", params).map(|p| {
         let timer = measure_timer(cross_origin_isolated);
         let r = pagewalk_lab::chase::run(&p, timer, &PerformanceClock, &mut reporter());
+        let series = json!({ "series": charts::chase_series(&r) });
+        // Also over the collector's staircase chart, where a page has it:
+        // the same chase, the same axes.
         json!({
             "report": r,
-            "series": { charts::CHASE: { "series": charts::chase_series(&r) } },
+            "series": { charts::CHASE: series, "staircase": series },
         })
     }))
 }
@@ -146,9 +149,11 @@ pub fn chase(params: &str, cross_origin_isolated: bool) -> String {
 pub fn tlb_model(params: &str) -> String {
     report(parse::<TlbParams>("tlb-model", params).map(|p| {
         let r = pagewalk_lab::tlb::run(&p);
+        let markers = charts::tlb_markers(&r);
         json!({
             "report": r,
             "series": { charts::TLB_MODEL: { "series": charts::tlb_series(&r) } },
+            "markers": charts::TLB_MARKED.iter().map(|c| (c.to_string(), json!(markers))).collect::<serde_json::Map<_, _>>(),
         })
     }))
 }

@@ -106,6 +106,25 @@ pub fn replace_series(
         ))
     })?;
     let label = (!label.is_empty()).then_some(label);
+    with_chart(chart, |spec| overlay::replace(spec, role, label, overlay))
+}
+
+/// Replaces the x-axis markers of chart `CHART` with `markers` (JSON
+/// array of `{x, label, kind}`) and redraws it. Returns false when the page
+/// has no such chart.
+#[wasm_bindgen]
+pub fn set_markers(chart: &str, markers: &str) -> Result<bool, JsValue> {
+    let markers = serde_json::from_str(markers).map_err(|e| {
+        JsValue::from_str(&format!(
+            "set_markers: markers for `{chart}` are not valid: {e}"
+        ))
+    })?;
+    with_chart(chart, |spec| overlay::set_x_markers(spec, markers))
+}
+
+/// Applies `change` to chart `chart`'s spec, then redraws the chart and
+/// rewrites its data table. False when the page has no such chart.
+fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> Result<bool, JsValue> {
     let Some(doc) = document() else {
         return Ok(false);
     };
@@ -120,7 +139,7 @@ pub fn replace_series(
         else {
             return Ok(false);
         };
-        overlay::replace(&mut c.spec, role, label, overlay);
+        change(&mut c.spec);
         draw(&c.figure, &c.spec, &palette);
         if let Some(details) = c.figure.query_selector(".pw-chart-data").ok().flatten() {
             details.set_inner_html(&format!(
