@@ -46,4 +46,8 @@ pub use translation::*;
 /// Bump it when a change would make an older reader misread a file (a new
 /// experiment kind, a renamed or retyped field). Additions that older readers
 /// may ignore do not need a bump.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// - 1: first-touch.
+/// - 2: adds staircase, tlb-reach, thp, tail, alloc, syscall, noise and numa.
+///   Version 1 files still read: they only hold first-touch.
+pub const SCHEMA_VERSION: u32 = 2;

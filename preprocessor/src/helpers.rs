@@ -154,9 +154,10 @@ fn pct(
     _: &mut RenderContext,
     out: &mut dyn Output,
 ) -> HelperResult {
+    let decimals = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
     write_or_missing(
         out,
-        number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, 0))),
+        number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, decimals))),
     )
 }
 
