@@ -1,0 +1,132 @@
+//! Every chart on every page of the built book shows the data the book was
+//! built from: the spec embedded in the page is exactly what
+//! `pagewalk_figures::build` makes of `data/` (the preprocessor's own
+//! choice of run and references), and every drawn mark is one of its
+//! points, with each placeable point drawn. New charts are covered the
+//! moment a chapter uses them.
+
+use std::collections::BTreeMap;
+
+use anyhow::{ensure, Context};
+use mdbook_pagewalk::DataSet;
+use pagewalk_browser_tests::{
+    block_on, book_dir, serial, serve, should_run, workspace_root, Browser,
+};
+use pagewalk_figures::{build, exact, ChartKind, ChartSpec, RunFile, Scale, CHART_NAMES};
+
+/// (series, category or exact x) -> value, as a chart should draw it.
+fn expected_marks(spec: &ChartSpec) -> BTreeMap<(String, String), f64> {
+    let placeable = |v: f64| v.is_finite() && (spec.y.scale != Scale::Log || v > 0.0);
+    let mut want = BTreeMap::new();
+    for s in &spec.series {
+        for p in &s.points {
+            let Some(v) = p.value.filter(|v| placeable(*v)) else {
+                continue;
+            };
+            let key = match spec.kind {
+                ChartKind::Bars => p.category.clone().unwrap_or_default(),
+                ChartKind::Lines => match p.x {
+                    Some(x) if x.is_finite() && (spec.x.scale != Scale::Log || x > 0.0) => exact(x),
+                    _ => continue,
+                },
+            };
+            want.insert((s.name.clone(), key), v);
+        }
+    }
+    want
+}
+
+fn html_pages(dir: &std::path::Path) -> Vec<String> {
+    let mut pages: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".html") && n != "print.html" && n != "toc.html" && n != "404.html")
+        .collect();
+    pages.sort();
+    pages
+}
+
+#[test]
+fn every_chart_shows_the_data_it_was_built_from() {
+    if !should_run("every_chart_shows_the_data_it_was_built_from") {
+        return;
+    }
+    let _one_at_a_time = serial();
+    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
+    let data = DataSet::load(&workspace_root().join("data")).expect("data/ loads");
+    let run = data.run.as_ref().expect("a run to show");
+    let runs: Vec<&RunFile> = std::iter::once(run).chain(&data.references).collect();
+    let server = serve(&dir).expect("serve the book");
+    let result = block_on(async {
+        let browser = Browser::start().await?;
+        let mut checked = 0;
+        for page in html_pages(&dir) {
+            let html = std::fs::read_to_string(dir.join(&page))?;
+            if !html.contains("class=\"pw-chart\"") {
+                continue;
+            }
+            browser.goto(&server.url(&page)).await?;
+            let charts = browser
+                .wait_for_charts()
+                .await
+                .with_context(|| page.clone())?;
+            // The in-page labs' charts hold the reader's browser results,
+            // not data/: tests/lab.rs covers them.
+            for chart in charts
+                .into_iter()
+                .filter(|c| CHART_NAMES.contains(&c.as_str()))
+            {
+                let want_spec = build(&chart, &runs).with_context(|| format!("{page}: {chart}"))?;
+                let embedded = browser
+                    .eval_with(
+                        "return document.querySelector(`figure[data-chart='${arguments[0]}'] script.pw-chart-spec`).textContent;",
+                        vec![chart.clone().into()],
+                    )
+                    .await?;
+                let embedded = ChartSpec::from_json(embedded.as_str().unwrap_or_default())
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("{page}: {chart}: embedded spec"))?;
+                ensure!(
+                    embedded == want_spec,
+                    "{page}: {chart}: the page's spec is not what data/ gives"
+                );
+
+                let want = expected_marks(&want_spec);
+                let marks = browser.marks(&chart).await?;
+                let mut got = BTreeMap::new();
+                for m in &marks {
+                    ensure!(
+                        m.tabindex.as_deref() == Some("0"),
+                        "{page}: {chart}: mark {m:?} is not focusable"
+                    );
+                    ensure!(
+                        m.aria_label.as_deref().is_some_and(|l| !l.is_empty()),
+                        "{page}: {chart}: mark {m:?} has no label"
+                    );
+                    got.insert((m.series.clone(), m.category.clone()), m.value);
+                }
+                ensure!(
+                    got.len() == marks.len(),
+                    "{page}: {chart}: two marks claim the same point"
+                );
+                ensure!(
+                    got == want,
+                    "{page}: {chart}: drawn marks differ from the data\n drawn: {got:?}\n data:  {want:?}"
+                );
+                checked += 1;
+            }
+            browser.assert_clean().await.with_context(|| page.clone())?;
+        }
+        browser.quit().await?;
+        ensure!(
+            checked >= 2,
+            "only {checked} charts found in {}",
+            dir.display()
+        );
+        Ok::<_, anyhow::Error>(checked)
+    });
+    match result {
+        Ok(n) => eprintln!("checked {n} charts"),
+        Err(e) => panic!("{e:#}"),
+    }
+}
