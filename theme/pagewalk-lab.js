@@ -29,6 +29,7 @@
   const root = here ? here.replace(/theme\/pagewalk-lab(?:-[0-9a-f]+)?\.js(?:[?#].*)?$/, "") : "";
   const WORKER_SCRIPT = root + "gen/pagewalk-lab-worker.js";
   const STORE = "pagewalk-lab-results-v1";
+  const MAX_FILE = 64 * 1024 * 1024;
   const LAB_OF = { "first-touch": "first-touch", chase: "chase" };
 
   const live = new Set(); // every worker not yet terminated
@@ -298,6 +299,9 @@
       if (result.error) throw new Error(result.error);
       show(name, result);
       save();
+      if (!window.pagewalkViz && section) {
+        fail(section, "The charts could not be redrawn (their script did not start), so the results are only in the summary above.");
+      }
       if (section) {
         setState(section, result.report.error ? "error" : "done");
         say(section, result.report.error ? "Stopped with an error (below); what was measured is in the chart." : "Done.");
@@ -398,6 +402,10 @@
     const names = chartNames();
     for (const file of list) {
       const label = file.name;
+      if (file.size > MAX_FILE) {
+        errors.push(`${label}: ${size(file.size)} is far larger than any run file (the limit here is ${size(MAX_FILE)})`);
+        continue;
+      }
       try {
         const text = await file.text();
         const result = await ask({ cmd: "load-file", label, text, charts: names });

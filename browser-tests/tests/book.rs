@@ -495,8 +495,9 @@ fn print_page_works_without_javascript() {
         browser.goto(&book.server.url("print.html")).await?;
         let states = browser.chart_states().await?;
         let charts: Vec<&str> = states.iter().map(|s| s.chart.as_str()).collect();
+        // The first-touch chapter's charts come first; later chapters add theirs.
         ensure!(
-            charts == [NS_PER_PAGE, FAULTS],
+            charts.starts_with(&[NS_PER_PAGE, FAULTS]),
             "print.html charts: {states:?}"
         );
         ensure!(

@@ -104,7 +104,7 @@ pub fn first_touch_spec(runs: &[&RunFile]) -> ChartSpec {
         ] {
             if let Some(p) = phase {
                 series.push(Series {
-                    name: format!("{name}: {what} ({})", mode.code()),
+                    name: format!("{name}: {what}, {}", mode.code()),
                     role: role(src),
                     points: vec![point(
                         x,
