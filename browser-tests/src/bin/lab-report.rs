@@ -215,12 +215,38 @@ async fn report(args: Args) -> Result<()> {
     };
     let server = serve(&dir)?;
     let browser = Browser::start().await?;
+    // Long tasks from the very start of the page: loading it, drawing the
+    // charts, fetching and starting the lab worker, the first model run.
+    browser
+        .driver()
+        .cdp()
+        .send_raw(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": "window.__pwLoadLong = []; try { new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__pwLoadLong.push(e.duration); }).observe({ type: 'longtask' }); } catch (e) {}" }),
+        )
+        .await
+        .context("installing the page-load long-task observer")?;
     browser.goto(&server.url("in-your-browser.html")).await?;
     browser.wait_for_charts().await?;
     browser
         .wait_for("window.pagewalkLab && document.querySelector('section.pw-lab[data-lab=\"chase\"]').dataset.pwLabState === 'idle'")
         .await
         .context("the labs did not start")?;
+    browser
+        .wait_for_within(
+            "document.querySelector('figure.pw-chart[data-chart=\"lab-tlb-model\"] [data-role=\"browser\"]')",
+            Duration::from_secs(120),
+        )
+        .await
+        .context("the TLB model did not draw")?;
+    let load_long: Vec<f64> = browser
+        .eval("return window.__pwLoadLong || [];")
+        .await?
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_f64)
+        .collect();
 
     let max_kib = *args.sizes_kib.iter().max().expect("sizes checked");
     let chase_params = json!({ "max_kib": max_kib, "samples": 5, "time_cap_s": 600 });
@@ -329,6 +355,13 @@ async fn report(args: Args) -> Result<()> {
         None => println!("  no first-touch results: {ft}"),
     }
     print_watch("first touch", &ft_watch);
+    println!(
+        "  main thread while the page loaded (charts drawn, lab worker started, first model run): {}",
+        match load_long.iter().copied().reduce(f64::max) {
+            Some(ms) => format!("{} long task(s), the longest {ms:.0} ms", load_long.len()),
+            None => "no long task (none over 50 ms)".to_string(),
+        }
+    );
     if !errors.is_empty() {
         println!("  page errors: {errors:#?}");
     }
