@@ -217,6 +217,15 @@ pub struct Point {
     pub note: Option<String>,
 }
 
+impl Category {
+    pub fn new(key: impl Into<String>, label: impl Into<String>) -> Category {
+        Category {
+            key: key.into(),
+            label: label.into(),
+        }
+    }
+}
+
 impl Point {
     pub fn bar(category: impl Into<String>, value: Option<f64>) -> Point {
         Point {

@@ -3,55 +3,36 @@
 
 use pagewalk_model::{AllocPath, RunFile};
 
-use super::points::{missing_reason, percentile_point};
-use super::{role, series_name};
-use crate::spec::{Axis, Category, ChartKind, ChartSpec, Series};
+use super::bars::{category_bars, reported, source_names, sources};
+use super::points::percentile_point;
+use crate::spec::{Axis, Category, ChartKind, ChartSpec};
 
 pub fn alloc_latency(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
-    let sources: Vec<&RunFile> = std::iter::once(run).chain(reference).collect();
-    let paths: Vec<AllocPath> = AllocPath::ALL
-        .into_iter()
-        .filter(|&p| {
-            sources
-                .iter()
-                .any(|s| s.alloc().and_then(|a| a.path(p)).is_some())
-        })
-        .collect();
-    let series = sources
-        .iter()
-        .map(|src| Series {
-            name: series_name(src),
-            role: role(src),
-            points: match src.alloc() {
-                Some(a) => paths
-                    .iter()
-                    .map(|&p| {
-                        let r = a.path(p);
-                        percentile_point(
-                            p.name(),
-                            r.and_then(|r| r.latency.as_ref()),
-                            r.and_then(|r| r.skipped.as_deref()),
-                        )
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-        })
-        .collect();
-    let notes: Vec<String> = sources
-        .iter()
-        .filter_map(|s| missing_reason(s, pagewalk_model::alloc::EXPERIMENT))
-        .collect();
+    let sources = sources(run, reference);
+    let paths = reported(AllocPath::ALL, &sources, RunFile::alloc, |a, p| {
+        a.path(p).is_some()
+    });
+    let bars = category_bars(
+        &sources,
+        pagewalk_model::alloc::EXPERIMENT,
+        RunFile::alloc,
+        &paths,
+        |p| Category::new(p.name(), p.label()),
+        |a, p| {
+            let r = a.path(p);
+            percentile_point(
+                p.name(),
+                r.and_then(|r| r.latency.as_ref()),
+                r.and_then(|r| r.skipped.as_deref()),
+            )
+        },
+    );
     ChartSpec {
         id: "alloc-latency".to_string(),
         title: "malloc + free, by allocator path".to_string(),
         description: format!(
             "nanoseconds per allocation and free on each path, median with a whisker to p99, {}",
-            sources
-                .iter()
-                .map(|s| series_name(s))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            source_names(&sources)
         ),
         kind: ChartKind::Bars,
         x: Axis::linear("allocator path", ""),
@@ -60,15 +41,9 @@ pub fn alloc_latency(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
             "ns",
         )
         .with_whiskers("p50", "p99"),
-        categories: paths
-            .into_iter()
-            .map(|p| Category {
-                key: p.name().to_string(),
-                label: p.label().to_string(),
-            })
-            .collect(),
-        series,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        categories: bars.categories,
+        series: bars.series,
+        note: bars.note,
     }
 }
 

@@ -3,9 +3,20 @@
 
 use pagewalk_model::*;
 
+use crate::ChartSpec;
+
 pub fn r2(file: &str) -> RunFile {
     let path = format!("{}/../data/reference/{file}", env!("CARGO_MANIFEST_DIR"));
     read_run(std::path::Path::new(&path)).unwrap()
+}
+
+/// How many points have a value: each must be drawn as one mark.
+pub fn values(spec: &ChartSpec) -> usize {
+    spec.series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter(|p| p.value.is_some())
+        .count()
 }
 
 fn latency(p50: f64, p99: f64, histogram: Vec<Bucket>) -> Latency {

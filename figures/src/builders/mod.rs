@@ -10,6 +10,7 @@ use pagewalk_model::{Provenance, RunFile, Summary};
 use crate::spec::{ChartSpec, Point, Role};
 
 mod alloc;
+mod bars;
 mod first_touch;
 #[cfg(test)]
 mod fixtures;

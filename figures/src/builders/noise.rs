@@ -4,9 +4,8 @@
 
 use pagewalk_model::{ComparisonKind, Condition, NoiseResults, RunFile};
 
-use super::points::missing_reason;
-use super::{role, series_name};
-use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
+use super::bars::{category_bars, source_names, sources};
+use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point};
 
 /// One bar: a batch's spread or a comparison's difference.
 #[derive(Clone, Copy)]
@@ -76,59 +75,40 @@ impl Bar {
 }
 
 pub fn noise_spread(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
-    let sources: Vec<&RunFile> = std::iter::once(run).chain(reference).collect();
-    let series = sources
-        .iter()
-        .map(|src| Series {
-            name: series_name(src),
-            role: role(src),
-            points: match src.noise() {
-                Some(n) => BARS
-                    .iter()
-                    .map(|&b| {
-                        let (value, note) = b.value(n);
-                        // Identical runs are 0% apart: no place on a log axis.
-                        let (value, note) = match value {
-                            Some(v) if v <= 0.0 => (None, Some("0%: identical".to_string())),
-                            v => (v, note),
-                        };
-                        Point {
-                            note,
-                            ..Point::bar(b.key(), value)
-                        }
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-        })
-        .collect();
-    let notes: Vec<String> = sources
-        .iter()
-        .filter_map(|s| missing_reason(s, pagewalk_model::noise::EXPERIMENT))
-        .collect();
+    let sources = sources(run, reference);
+    // All of BARS, not only those a source reports.
+    let bars = category_bars(
+        &sources,
+        pagewalk_model::noise::EXPERIMENT,
+        RunFile::noise,
+        &BARS,
+        |b| Category::new(b.key(), b.label()),
+        |n, b| {
+            let (value, note) = b.value(n);
+            // Identical runs are 0% apart: no place on a log axis.
+            let (value, note) = match value {
+                Some(v) if v <= 0.0 => (None, Some("0%: identical".to_string())),
+                v => (v, note),
+            };
+            Point {
+                note,
+                ..Point::bar(b.key(), value)
+            }
+        },
+    );
     ChartSpec {
         id: "noise-spread".to_string(),
         title: "Run-to-run noise: pinned, unpinned, A vs A".to_string(),
         description: format!(
             "how far apart the runs of each batch are (slowest over fastest), and how far apart the medians of two batches are, in percent; {}",
-            sources
-                .iter()
-                .map(|s| series_name(s))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            source_names(&sources)
         ),
         kind: ChartKind::Bars,
         x: Axis::linear("batch or comparison", ""),
         y: Axis::log("percent apart (log scale)", "%"),
-        categories: BARS
-            .iter()
-            .map(|b| Category {
-                key: b.key(),
-                label: b.label(),
-            })
-            .collect(),
-        series,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        categories: bars.categories,
+        series: bars.series,
+        note: bars.note,
     }
 }
 

@@ -1,5 +1,5 @@
-//! Points and notes shared by the latency charts (tail, alloc, syscall,
-//! noise).
+//! Points and notes shared by the charts: why a source has no results, and
+//! the latency charts' (tail, alloc, syscall) percentile bars.
 
 use pagewalk_model::{Latency, RunFile};
 
@@ -40,7 +40,7 @@ pub fn percentile_point(key: &str, latency: Option<&Latency>, skipped: Option<&s
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{r2, run};
+    use super::super::fixtures::{r2, run, values};
     use crate::{build, render_svg, table_html, Palette};
 
     #[test]
@@ -57,13 +57,7 @@ mod tests {
             let spec = build(name, &runs).unwrap();
             let svg = render_svg(&spec, &Palette::light(), 720, 0);
             let marks = svg.matches("class=\"pw-mark\"").count();
-            let values = spec
-                .series
-                .iter()
-                .flat_map(|s| &s.points)
-                .filter(|p| p.value.is_some())
-                .count();
-            assert_eq!(marks, values, "{name}");
+            assert_eq!(marks, values(&spec), "{name}");
             for attr in [
                 "data-series=",
                 "data-category=",

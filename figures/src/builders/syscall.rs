@@ -3,69 +3,44 @@
 
 use pagewalk_model::{RunFile, SyscallOp};
 
-use super::points::{missing_reason, percentile_point};
-use super::{role, series_name};
-use crate::spec::{Axis, Category, ChartKind, ChartSpec, Series};
+use super::bars::{category_bars, reported, source_names, sources};
+use super::points::percentile_point;
+use crate::spec::{Axis, Category, ChartKind, ChartSpec};
 
 pub fn syscall_floor(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
-    let sources: Vec<&RunFile> = std::iter::once(run).chain(reference).collect();
-    let ops: Vec<SyscallOp> = SyscallOp::ALL
-        .into_iter()
-        .filter(|&o| {
-            sources
-                .iter()
-                .any(|s| s.syscall().and_then(|r| r.op(o)).is_some())
-        })
-        .collect();
-    let series = sources
-        .iter()
-        .map(|src| Series {
-            name: series_name(src),
-            role: role(src),
-            points: match src.syscall() {
-                Some(r) => ops
-                    .iter()
-                    .map(|&o| {
-                        let r = r.op(o);
-                        percentile_point(
-                            o.name(),
-                            r.and_then(|r| r.latency.as_ref()),
-                            r.and_then(|r| r.skipped.as_deref()),
-                        )
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-        })
-        .collect();
-    let notes: Vec<String> = sources
-        .iter()
-        .filter_map(|s| missing_reason(s, pagewalk_model::syscall::EXPERIMENT))
-        .collect();
+    let sources = sources(run, reference);
+    let ops = reported(SyscallOp::ALL, &sources, RunFile::syscall, |r, o| {
+        r.op(o).is_some()
+    });
+    let bars = category_bars(
+        &sources,
+        pagewalk_model::syscall::EXPERIMENT,
+        RunFile::syscall,
+        &ops,
+        |o| Category::new(o.name(), o.label()),
+        |r, o| {
+            let r = r.op(o);
+            percentile_point(
+                o.name(),
+                r.and_then(|r| r.latency.as_ref()),
+                r.and_then(|r| r.skipped.as_deref()),
+            )
+        },
+    );
     ChartSpec {
         id: "syscall-floor".to_string(),
         title: "The syscall floor: ns per operation".to_string(),
         description: format!(
             "median nanoseconds per call with a whisker to p99: vDSO clock, getpid, open and close, getpid under strace, a thread wake-up; {}",
-            sources
-                .iter()
-                .map(|s| series_name(s))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            source_names(&sources)
         ),
         kind: ChartKind::Bars,
         x: Axis::linear("operation", ""),
         y: Axis::log("ns per call (p50, whisker to p99; log scale)", "ns")
             .with_whiskers("p50", "p99"),
-        categories: ops
-            .into_iter()
-            .map(|o| Category {
-                key: o.name().to_string(),
-                label: o.label().to_string(),
-            })
-            .collect(),
-        series,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        categories: bars.categories,
+        series: bars.series,
+        note: bars.note,
     }
 }
 

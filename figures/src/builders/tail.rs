@@ -3,6 +3,7 @@
 
 use pagewalk_model::{RunFile, Stat, TailResults, TailVariantResult};
 
+use super::bars::{joined, source_names, sources};
 use super::points::missing_reason;
 use super::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
@@ -75,14 +76,14 @@ pub fn tail_histogram(run: &RunFile) -> ChartSpec {
         y: Axis::log("share of iterations in the bucket", "of iterations"),
         categories: Vec::new(),
         series,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        note: joined(&notes, "; "),
     }
 }
 
 /// p50, p90, p99, p99.9, max and mean per variant, the run's next to the
 /// reference lab machine's (which published p99.9 only).
 pub fn tail_percentiles(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
-    let sources: Vec<&RunFile> = std::iter::once(run).chain(reference).collect();
+    let sources = sources(run, reference);
     let mut notes = Vec::new();
     let mut series = Vec::new();
     for src in &sources {
@@ -117,24 +118,17 @@ pub fn tail_percentiles(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec
         title: "Tail latency: percentiles per iteration".to_string(),
         description: format!(
             "p50, p90, p99, p99.9, max and mean of one loop iteration for each way of preparing the memory, {}",
-            sources
-                .iter()
-                .map(|s| series_name(s))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            source_names(&sources)
         ),
         kind: ChartKind::Bars,
         x: Axis::linear("statistic", ""),
         y: Axis::log("ns per iteration (log scale)", "ns"),
         categories: Stat::ALL
             .iter()
-            .map(|s| Category {
-                key: s.key().to_string(),
-                label: s.label().to_string(),
-            })
+            .map(|s| Category::new(s.key(), s.label()))
             .collect(),
         series,
-        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        note: joined(&notes, "; "),
     }
 }
 

@@ -6,6 +6,8 @@ use pagewalk_model::{
     ChasePoint, Curve, Geometry, PublishedLevel, RunFile, Step, StepKind, ThpSize,
 };
 
+use super::bars::{joined, source_names, sources};
+use super::points::missing_reason;
 use super::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Marker, MarkerKind, Point, Series};
 
@@ -20,7 +22,7 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     let mut series: Vec<Series> = results
         .map(|s| curves(run, &s.curves, bytes))
         .unwrap_or_default();
-    let mut notes: Vec<String> = missing(run, pagewalk_model::translation::STAIRCASE)
+    let mut notes: Vec<String> = missing_reason(run, pagewalk_model::translation::STAIRCASE)
         .into_iter()
         .collect();
     if let Some((r, s)) = reference.and_then(|r| Some((r, r.staircase()?))) {
@@ -56,14 +58,14 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         title: "Latency staircase: ns per load by region size".into(),
         description: format!(
             "dependent pointer chase, ns per load against region size on log-log axes, with 4 KiB and huge pages, {}",
-            sources(run, reference)
+            source_names(&sources(run, reference))
         ),
         kind: ChartKind::Lines,
         x: Axis::log("region size", "bytes").with_markers(markers),
         y: Axis::log(NS_AXIS, NS_UNIT),
         categories: Vec::new(),
         series,
-        note: (!notes.is_empty()).then(|| notes.join(". ")),
+        note: joined(&notes, ". "),
     }
 }
 
@@ -71,7 +73,7 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
 /// markers at the TLB entry counts and the L1d size in lines.
 pub fn tlb_reach(run: &RunFile) -> ChartSpec {
     let results = run.tlb_reach();
-    let mut notes: Vec<String> = missing(run, pagewalk_model::translation::TLB_REACH)
+    let mut notes: Vec<String> = missing_reason(run, pagewalk_model::translation::TLB_REACH)
         .into_iter()
         .collect();
     if let Some(t) = results {
@@ -106,14 +108,14 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
         series: results
             .map(|t| curves(run, &t.curves, |p| p.pages.map(|n| n as f64)))
             .unwrap_or_default(),
-        note: (!notes.is_empty()).then(|| notes.join(". ")),
+        note: joined(&notes, ". "),
     }
 }
 
 /// 4 KiB vs huge pages at each size, the run next to the reference; each
 /// huge-page bar says how much of its region huge pages really backed.
 pub fn thp(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
-    let sources: Vec<&RunFile> = std::iter::once(run).chain(reference).collect();
+    let sources = sources(run, reference);
     let mut sizes: Vec<u64> = sources
         .iter()
         .filter_map(|s| s.thp())
@@ -165,31 +167,24 @@ pub fn thp(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     }
     let notes: Vec<String> = sources
         .iter()
-        .filter_map(|s| missing(s, pagewalk_model::translation::THP))
+        .filter_map(|s| missing_reason(s, pagewalk_model::translation::THP))
         .collect();
     ChartSpec {
         id: "thp".into(),
         title: "Huge pages: ns per load, 4 KiB vs huge pages".into(),
         description: format!(
             "dependent pointer chase at each region size on 4 KiB and on huge pages, with the share actually backed by huge pages, {}",
-            sources
-                .iter()
-                .map(|s| series_name(s))
-                .collect::<Vec<_>>()
-                .join(" and ")
+            source_names(&sources)
         ),
         kind: ChartKind::Bars,
         x: Axis::linear("region size", ""),
         y: Axis::linear(NS_AXIS, NS_UNIT),
         categories: sizes
             .iter()
-            .map(|&b| Category {
-                key: size_key(b),
-                label: size_label(b),
-            })
+            .map(|&b| Category::new(size_key(b), size_label(b)))
             .collect(),
         series,
-        note: (!notes.is_empty()).then(|| notes.join(". ")),
+        note: joined(&notes, ". "),
     }
 }
 
@@ -353,25 +348,6 @@ fn skipped(curves: &[Curve]) -> Vec<String> {
         .collect()
 }
 
-fn missing(run: &RunFile, experiment: &str) -> Option<String> {
-    let e = run.experiment(experiment);
-    if e.is_some_and(|e| e.results.is_some()) {
-        return None;
-    }
-    let why = e
-        .and_then(|e| e.reason.clone())
-        .unwrap_or_else(|| format!("the {experiment} experiment did not run"));
-    Some(format!("{}: {why}", series_name(run)))
-}
-
-fn sources(run: &RunFile, reference: Option<&RunFile>) -> String {
-    std::iter::once(run)
-        .chain(reference)
-        .map(series_name)
-        .collect::<Vec<_>>()
-        .join(" and ")
-}
-
 /// `256MiB`: a stable category key.
 fn size_key(bytes: u64) -> String {
     size_label(bytes).replace(' ', "")
@@ -396,14 +372,10 @@ pub fn size_label(bytes: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures::{r2, values};
     use super::*;
     use crate::{build, render_svg, Palette, Role};
     use pagewalk_model::*;
-
-    fn r2(file: &str) -> RunFile {
-        let path = format!("{}/../data/reference/{file}", env!("CARGO_MANIFEST_DIR"));
-        read_run(std::path::Path::new(&path)).unwrap()
-    }
 
     fn point(region_bytes: u64, pages: u64, ns: &[f64], huge_kib: Option<u64>) -> ChasePoint {
         ChasePoint {
@@ -660,13 +632,11 @@ mod tests {
         for name in ["staircase", "tlb-reach", "thp"] {
             let spec = build(name, &[&run, &r2]).unwrap();
             let svg = render_svg(&spec, &Palette::light(), 720, 0);
-            let values = spec
-                .series
-                .iter()
-                .flat_map(|s| &s.points)
-                .filter(|p| p.value.is_some())
-                .count();
-            assert_eq!(svg.matches("class=\"pw-mark\"").count(), values, "{name}");
+            assert_eq!(
+                svg.matches("class=\"pw-mark\"").count(),
+                values(&spec),
+                "{name}"
+            );
             let json = serde_json::to_string(&spec).unwrap();
             assert_eq!(
                 ChartSpec::from_json(&json).unwrap(),

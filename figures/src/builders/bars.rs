@@ -1,0 +1,87 @@
+//! The shape most bar charts share: the run and its reference as sources,
+//! the categories some source reports, one series per source with a point
+//! per category, and a note naming each source that lacks the experiment.
+
+use pagewalk_model::RunFile;
+
+use super::points::missing_reason;
+use super::{role, series_name};
+use crate::spec::{Category, Point, Series};
+
+/// The run, then the reference if there is one: the order of the series.
+pub fn sources<'a>(run: &'a RunFile, reference: Option<&'a RunFile>) -> Vec<&'a RunFile> {
+    std::iter::once(run).chain(reference).collect()
+}
+
+/// The sources' legend names for a chart's description, e.g. "this run
+/// and the reference lab machine".
+pub fn source_names(sources: &[&RunFile]) -> String {
+    sources
+        .iter()
+        .map(|s| series_name(s))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+/// A chart's note: `notes` joined with `sep`, or none when there are none.
+pub fn joined(notes: &[String], sep: &str) -> Option<String> {
+    (!notes.is_empty()).then(|| notes.join(sep))
+}
+
+/// Those of `all` that at least one source `has`, in `all`'s order: a
+/// category no source reports would be an empty group.
+pub fn reported<'a, R: 'a, C: Copy>(
+    all: impl IntoIterator<Item = C>,
+    sources: &[&'a RunFile],
+    results: impl Fn(&'a RunFile) -> Option<&'a R>,
+    has: impl Fn(&R, C) -> bool,
+) -> Vec<C> {
+    all.into_iter()
+        .filter(|&c| {
+            sources
+                .iter()
+                .any(|&s| results(s).is_some_and(|r| has(r, c)))
+        })
+        .collect()
+}
+
+/// What [`category_bars`] builds; the rest of the spec is the chart's own.
+pub struct Bars {
+    pub categories: Vec<Category>,
+    pub series: Vec<Series>,
+    pub note: Option<String>,
+}
+
+/// One series per source with `point(results, c)` for each of
+/// `categories` (a gap with its reason where the source lacks one). A
+/// source without `results` gets an empty series, and the note says why
+/// it has no results of `experiment`.
+pub fn category_bars<'a, R: 'a, C: Copy>(
+    sources: &[&'a RunFile],
+    experiment: &str,
+    results: impl Fn(&'a RunFile) -> Option<&'a R>,
+    categories: &[C],
+    category: impl Fn(C) -> Category,
+    point: impl Fn(&R, C) -> Point,
+) -> Bars {
+    let series = sources
+        .iter()
+        .map(|&src| Series {
+            name: series_name(src),
+            role: role(src),
+            points: match results(src) {
+                Some(r) => categories.iter().map(|&c| point(r, c)).collect(),
+                None => Vec::new(),
+            },
+        })
+        .collect();
+    let notes: Vec<String> = sources
+        .iter()
+        .filter_map(|s| missing_reason(s, experiment))
+        .collect();
+    Bars {
+        categories: categories.iter().map(|&c| category(c)).collect(),
+        series,
+        note: joined(&notes, "; "),
+    }
+}
