@@ -1,24 +1,14 @@
 //! R2's OS-on-the-hot-path figures (labs perf/05, systems/01, systems/02,
 //! perf/01) load through the model and read back as transcribed.
 
-use std::path::Path;
+mod common;
 
-use pagewalk_model::{
-    read_run, AllocPath, Condition, CountMethod, RunFile, SyscallOp, TailVariant,
-};
-
-fn load(name: &str) -> RunFile {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../data/reference")
-        .join(name);
-    let run = read_run(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert!(run.is_reference());
-    run
-}
+use common::reference;
+use pagewalk_model::{AllocPath, Condition, CountMethod, SyscallOp, TailVariant};
 
 #[test]
 fn perf_05_tail() {
-    let tail = load("r2-perf-05.json").tail().cloned().unwrap();
+    let tail = reference("r2-perf-05.json").tail().cloned().unwrap();
     let p999 = |v| tail.variant(v).unwrap().latency.as_ref().unwrap().p999_ns;
     assert_eq!(p999(TailVariant::AsWritten), Some(39_000.0));
     assert_eq!(p999(TailVariant::Prefaulted), Some(7_600.0));
@@ -27,7 +17,7 @@ fn perf_05_tail() {
 
 #[test]
 fn systems_01_alloc() {
-    let alloc = load("r2-systems-01.json").alloc().cloned().unwrap();
+    let alloc = reference("r2-systems-01.json").alloc().cloned().unwrap();
     let p50 = |p| alloc.path(p).unwrap().latency.as_ref().unwrap().p50_ns;
     assert_eq!(p50(AllocPath::Tcache), Some(36.0));
     assert_eq!(p50(AllocPath::MmapTypical), Some(41.0));
@@ -42,7 +32,7 @@ fn systems_01_alloc() {
 
 #[test]
 fn systems_02_syscall() {
-    let sys = load("r2-systems-02.json").syscall().cloned().unwrap();
+    let sys = reference("r2-systems-02.json").syscall().cloned().unwrap();
     let p50 = |o| sys.op(o).unwrap().latency.as_ref().unwrap().p50_ns.unwrap();
     assert_eq!(p50(SyscallOp::Getpid), 142.0);
     assert!((p50(SyscallOp::GetpidStrace) / p50(SyscallOp::Getpid) - 166.2).abs() < 0.1);
@@ -51,7 +41,7 @@ fn systems_02_syscall() {
 
 #[test]
 fn perf_01_noise() {
-    let noise = load("r2-perf-01.json").noise().cloned().unwrap();
+    let noise = reference("r2-perf-01.json").noise().cloned().unwrap();
     assert_eq!(noise.batch(Condition::Unpinned).unwrap().spread, Some(2.4));
     assert_eq!(noise.batch(Condition::Pinned).unwrap().spread, Some(1.01));
     assert_eq!(noise.hybrid_slowdown, Some(1.87));

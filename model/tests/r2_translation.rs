@@ -2,18 +2,10 @@
 //! files and hold what was transcribed: ranges as explicit min and max,
 //! the TLB geometry R2 states, and nothing R2 did not report.
 
-use std::path::Path;
+mod common;
 
-use pagewalk_model::{read_run, RunFile, TlbKind};
-
-fn reference(name: &str) -> RunFile {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../data/reference")
-        .join(name);
-    let run = read_run(&path).unwrap_or_else(|e| panic!("{e}"));
-    assert!(run.is_reference());
-    run
-}
+use common::reference;
+use pagewalk_model::TlbKind;
 
 #[test]
 fn cache_02_staircase_levels_and_geometry() {
