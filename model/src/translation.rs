@@ -328,12 +328,21 @@ pub struct StaircaseResults {
 
 impl StaircaseResults {
     pub fn curve(&self, regime: Regime) -> Option<&Curve> {
-        self.curves.iter().find(|c| c.regime == regime)
+        curve_of(&self.curves, regime)
     }
+}
+
+/// The curve of `regime`, in either sweep's curves.
+fn curve_of(curves: &[Curve], regime: Regime) -> Option<&Curve> {
+    curves.iter().find(|c| c.regime == regime)
 }
 
 /// `tlb-reach` results: one cache line per 4 KiB page, lines spread over
 /// cache sets, so the data stays cached while the page count grows.
+///
+/// The fields it shares with [`StaircaseResults`] (curves to counters) are
+/// spelled out in both rather than in a `#[serde(flatten)]` struct: flatten
+/// would lose the field path a load error names (`serde_path_to_error`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TlbReachResults {
     /// Line offset step: page `i` holds its line at `(i * k) mod 64`.
@@ -354,7 +363,7 @@ pub struct TlbReachResults {
 
 impl TlbReachResults {
     pub fn curve(&self, regime: Regime) -> Option<&Curve> {
-        self.curves.iter().find(|c| c.regime == regime)
+        curve_of(&self.curves, regime)
     }
 }
 
