@@ -327,7 +327,9 @@ mod tests {
         let charts = ["first-touch-ns-per-page".to_string()];
         let e = load_file("bad.json", "{ not json", &charts).unwrap_err();
         assert!(e.starts_with("bad.json: not valid JSON"), "{e}");
-        let newer = text.replacen("\"schema_version\": 1", "\"schema_version\": 99", 1);
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["schema_version"] = (pagewalk_model::SCHEMA_VERSION + 1).into();
+        let newer = v.to_string();
         let e = load_file(&name, &newer, &charts).unwrap_err();
         assert!(
             e.contains(&name) && e.contains("`schema_version`") && e.contains("newer"),
