@@ -20,7 +20,13 @@ pub mod staircase;
 pub mod thp;
 pub mod tlb_reach;
 
+use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{Curve, Regime, ThpSettings};
+
+use crate::experiments::Env;
+use crate::{interrupt, progress};
+use chase::{Counters, Layout, Plan};
+use checks::Proof;
 
 /// Seed of every chase permutation: a run is reproducible, and both regimes
 /// of one size follow the same order.
@@ -50,6 +56,53 @@ pub fn empty_curves(thp: &ThpSettings) -> Vec<Curve> {
             points: Vec::new(),
         })
         .collect()
+}
+
+/// What [`sweep`] measured, with the counters it opened for the results.
+pub struct Swept {
+    pub curves: Vec<Curve>,
+    pub proof: Proof,
+    pub counters: Counters,
+}
+
+/// Chases each of `xs` (bytes, pages) in every regime this machine can
+/// run, both regimes of one `x` over the same permutation of `slots(x)`
+/// slots; `label(x)` names the point in the progress bar and the proof.
+/// Ctrl-C stops it early with the points measured so far.
+pub fn sweep(
+    env: &Env,
+    name: &str,
+    plan: &Plan,
+    layout: Layout,
+    xs: &[u64],
+    slots: impl Fn(u64) -> usize,
+    label: impl Fn(u64) -> String,
+) -> Result<Swept, String> {
+    let counters = Counters::open();
+    let mut curves = empty_curves(&env.machine.thp);
+    let mut proof = Proof::default();
+    let runnable = curves.iter().filter(|c| c.skipped.is_none()).count();
+    let bar = progress::bar((xs.len() * runnable) as u64, name);
+    'xs: for &x in xs {
+        let next = cycle(slots(x), SEED);
+        for curve in curves.iter_mut().filter(|c| c.skipped.is_none()) {
+            if interrupt::requested() {
+                break 'xs;
+            }
+            let what = format!("{} ({})", label(x), curve.regime.name());
+            bar.set_message(what.clone());
+            let c = chase::run(curve.regime, layout, &next, plan, &counters)?;
+            proof.add(&what, &c);
+            curve.points.push(c.point);
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(Swept {
+        curves,
+        proof,
+        counters,
+    })
 }
 
 /// Sizes from `min` to `max` in steps of a quarter (`fine`) or a half of a

@@ -10,14 +10,12 @@
 //! chased twice over the same permutation, once on 4 KiB pages and once on
 //! huge pages, and the steps found are set against CPUID and sysfs.
 
-use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{Results, StaircaseResults};
 
-use super::chase::{self, Counters, Layout, Plan};
-use super::checks::{self, Proof};
-use super::{bends, empty_curves, geometry, ladder, region::human, SEED};
+use super::chase::{Layout, Plan};
+use super::{bends, checks, geometry, ladder, region::human, sweep, Swept, SEED};
 use crate::experiments::{Env, Outcome};
-use crate::{guard, interrupt, progress};
+use crate::guard;
 
 const MIN_BYTES: u64 = 4 << 10;
 const FULL_MAX: u64 = 1 << 30;
@@ -46,36 +44,21 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         repetitions: s.reps_or(FULL_REPS),
         sample_ns: if s.quick { 1e6 } else { 5e6 },
     };
-    let counters = Counters::open();
-    let mut curves = empty_curves(&env.machine.thp);
-    let mut proof = Proof::default();
-    let runnable = curves.iter().filter(|c| c.skipped.is_none()).count();
-    let bar = progress::bar((sizes.len() * runnable) as u64, "staircase");
-    'sizes: for &size in &sizes {
-        // One permutation per size, shared by both regimes.
-        let next = cycle((size / STRIDE) as usize, SEED);
-        for curve in curves.iter_mut().filter(|c| c.skipped.is_none()) {
-            if interrupt::requested() {
-                break 'sizes;
-            }
-            bar.set_message(format!(
-                "{} ({})",
-                human(size as usize),
-                curve.regime.name()
-            ));
-            let layout = Layout::Strided {
-                stride: STRIDE as usize,
-            };
-            let c = chase::run(curve.regime, layout, &next, &plan, &counters)?;
-            proof.add(
-                &format!("{} ({})", human(size as usize), curve.regime.name()),
-                &c,
-            );
-            curve.points.push(c.point);
-            bar.inc(1);
-        }
-    }
-    bar.finish_and_clear();
+    let Swept {
+        curves,
+        proof,
+        counters,
+    } = sweep(
+        env,
+        "staircase",
+        &plan,
+        Layout::Strided {
+            stride: STRIDE as usize,
+        },
+        &sizes,
+        |size| (size / STRIDE) as usize,
+        |size| human(size as usize),
+    )?;
 
     let geometry = geometry::read();
     let (steps, agreement) = bends::analyse(

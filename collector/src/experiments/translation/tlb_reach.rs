@@ -10,14 +10,11 @@
 //! pages the same pages fit in a handful of entries and the curve stays
 //! flat. What steps remain with huge pages are the data's own (L1d).
 
-use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{Check, Results, TlbReachResults};
 
-use super::chase::{self, Counters, Layout, Plan};
-use super::checks::{self, Proof};
-use super::{bends, empty_curves, geometry, ladder, region::human, SEED};
+use super::chase::{Layout, Plan};
+use super::{bends, checks, geometry, ladder, region::human, sweep, Swept, SEED};
 use crate::experiments::{Env, Outcome};
-use crate::{interrupt, progress};
 
 const LINE: u64 = 64;
 /// Odd, so any 64 consecutive pages put their lines on 64 different
@@ -41,28 +38,21 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         repetitions: s.reps_or(FULL_REPS),
         sample_ns: if s.quick { 1e6 } else { 5e6 },
     };
-    let counters = Counters::open();
-    let mut curves = empty_curves(&env.machine.thp);
-    let mut proof = Proof::default();
-    let runnable = curves.iter().filter(|c| c.skipped.is_none()).count();
-    let bar = progress::bar((counts.len() * runnable) as u64, "tlb-reach");
-    let layout = Layout::LinePerPage {
-        step: LINE_STEP as usize,
-    };
-    'counts: for &pages in &counts {
-        let next = cycle(pages as usize, SEED);
-        for curve in curves.iter_mut().filter(|c| c.skipped.is_none()) {
-            if interrupt::requested() {
-                break 'counts;
-            }
-            bar.set_message(format!("{pages} pages ({})", curve.regime.name()));
-            let c = chase::run(curve.regime, layout, &next, &plan, &counters)?;
-            proof.add(&format!("{pages} pages ({})", curve.regime.name()), &c);
-            curve.points.push(c.point);
-            bar.inc(1);
-        }
-    }
-    bar.finish_and_clear();
+    let Swept {
+        curves,
+        proof,
+        counters,
+    } = sweep(
+        env,
+        "tlb-reach",
+        &plan,
+        Layout::LinePerPage {
+            step: LINE_STEP as usize,
+        },
+        &counts,
+        |pages| pages as usize,
+        |pages| format!("{pages} pages"),
+    )?;
 
     let (steps, agreement) = bends::analyse(
         &curves,
