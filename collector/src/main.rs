@@ -10,6 +10,7 @@ mod faults;
 mod guard;
 mod interrupt;
 mod machine;
+mod mapping;
 mod output;
 mod probe;
 mod procfs;

@@ -18,6 +18,7 @@ use pagewalk_model::{Check, NumaNode, NumaResults, Placement, PlacementResult, R
 
 use super::{Env, Outcome};
 use crate::affinity;
+use crate::mapping::SmallPages;
 
 const NODE_DIR: &str = "/sys/devices/system/node";
 const FULL_SIZE: usize = 256 << 20;
@@ -115,23 +116,9 @@ fn place(
     size: usize,
     page: usize,
 ) -> Result<PlacementResult, String> {
-    // SAFETY: a fresh private anonymous mapping, unmapped below.
-    let base = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            size,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
-        return Err(format!("mmap: {}", std::io::Error::last_os_error()));
-    }
     // Base pages, so each page's node is its own.
-    unsafe { libc::madvise(base, size, libc::MADV_NOHUGEPAGE) };
-    let base = base as usize;
+    let mapping = SmallPages::map(size, 0)?;
+    let base = mapping.ptr as usize;
     let workers: Vec<&NumaNode> = match placement {
         Placement::OneThread => vec![&nodes[0]],
         Placement::Parallel => nodes.iter().collect(),
@@ -162,8 +149,7 @@ fn place(
     });
     let touch_ns = start.elapsed().as_nanos() as f64;
     let located = touched.and_then(|()| locate(base, size, page));
-    // SAFETY: unmaps what was mapped above.
-    unsafe { libc::munmap(base as *mut libc::c_void, size) };
+    drop(mapping);
     let (pages_per_node, pages_unknown) = located?;
     Ok(PlacementResult {
         placement,

@@ -21,6 +21,7 @@ use pagewalk_model::{
 
 use super::{Env, Outcome};
 use crate::faults::Faults;
+use crate::mapping::SmallPages;
 use crate::timing::Recorder;
 use crate::{interrupt, progress};
 
@@ -156,7 +157,7 @@ fn repetition(
     } else {
         0
     };
-    let region = Mapping::new(len, populate).map_err(|e| {
+    let region = SmallPages::map(len, populate).map_err(|e| {
         if locked {
             unsafe { libc::munlockall() };
         }
@@ -245,43 +246,6 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
-}
-
-/// A private anonymous mapping of 4 KiB pages, unmapped on drop.
-struct Mapping {
-    ptr: *mut u8,
-    len: usize,
-}
-
-impl Mapping {
-    fn new(len: usize, flags: libc::c_int) -> Result<Mapping, String> {
-        // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
-        let p = unsafe {
-            libc::mmap(
-                ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(format!("mmap: {}", io::Error::last_os_error()));
-        }
-        // Plain 4 KiB pages, so "one fault per page" holds whatever THP
-        // is set to. Fails only where THP does not exist: nothing to undo.
-        // SAFETY: advice on our own mapping.
-        unsafe { libc::madvise(p, len, libc::MADV_NOHUGEPAGE) };
-        Ok(Mapping { ptr: p.cast(), len })
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly what `new` mapped.
-        unsafe { libc::munmap(self.ptr.cast(), self.len) };
-    }
 }
 
 /// The premise, per variant: as written, one hot-loop fault per page;

@@ -6,6 +6,8 @@ use std::ptr;
 
 use pagewalk_model::Mode;
 
+use crate::mapping::anonymous;
+
 /// Transparent huge pages are 2 MiB on x86-64.
 pub const HUGE_PAGE: usize = 2 << 20;
 
@@ -124,21 +126,7 @@ fn map(
     advice: Option<(libc::c_int, &str)>,
 ) -> Result<Region, String> {
     let map_len = len + align;
-    // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
-    let base = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            map_len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
-            -1,
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
-        return Err(alloc_error("mmap", map_len));
-    }
-    let base = base.cast::<u8>();
+    let base = anonymous(map_len, flags).map_err(|err| failed("mmap", map_len, err))?;
     let start = if align > 0 {
         base.wrapping_add(base.align_offset(align))
     } else {
@@ -161,6 +149,9 @@ fn map(
 
 fn alloc_error(call: &str, len: usize) -> String {
     // errno first: formatting allocates, and malloc may touch errno.
-    let err = io::Error::last_os_error();
+    failed(call, len, io::Error::last_os_error())
+}
+
+fn failed(call: &str, len: usize, err: io::Error) -> String {
     format!("{call}({}): {err}", crate::guard::human(len as u64))
 }

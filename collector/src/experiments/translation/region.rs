@@ -3,10 +3,10 @@
 //! `MADV_COLLAPSE`), or the hugetlbfs pool (`MAP_HUGETLB`). Unmapped on drop.
 
 use std::io;
-use std::ptr;
 
 use pagewalk_model::{AdviceOutcome, Regime};
 
+use crate::mapping::anonymous;
 use crate::procfs;
 
 /// A huge page on x86-64.
@@ -43,7 +43,7 @@ impl Region {
             ),
         };
         let map_len = window + align;
-        let base = mmap(map_len, 0).map_err(|e| format!("mmap({}): {e}", human(map_len)))?;
+        let base = anonymous(map_len, 0).map_err(|e| format!("mmap({}): {e}", human(map_len)))?;
         let start = base.wrapping_add(base.align_offset(align.max(1)));
         let region = Region {
             base,
@@ -65,7 +65,7 @@ impl Region {
     /// error is the kernel's: `ENOMEM` when the pool has too few free pages.
     pub fn map_hugetlb(len: usize) -> Result<Region, io::Error> {
         let window = len.next_multiple_of(HUGE_PAGE);
-        let base = mmap(window, libc::MAP_HUGETLB | MAP_HUGE_2MB)?;
+        let base = anonymous(window, libc::MAP_HUGETLB | MAP_HUGE_2MB)?;
         Ok(Region {
             base,
             map_len: window,
@@ -117,24 +117,6 @@ impl Drop for Region {
     }
 }
 
-fn mmap(len: usize, flags: libc::c_int) -> Result<*mut u8, io::Error> {
-    // SAFETY: a fresh private anonymous mapping; nothing else refers to it.
-    let p = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(p.cast())
-}
-
 fn advice_name(advice: libc::c_int) -> &'static str {
     match advice {
         libc::MADV_HUGEPAGE => "MADV_HUGEPAGE",
@@ -168,6 +150,8 @@ pub fn human(bytes: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::ptr;
+
     use super::*;
 
     #[test]
