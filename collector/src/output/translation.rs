@@ -81,25 +81,13 @@ fn curves(
     x: fn(&ChasePoint) -> f64,
     label: &dyn Fn(f64) -> String,
 ) {
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
-        "size",
-        "4 KiB pages",
-        "huge pages",
-        "huge-backed",
-    ]);
+    let mut table = table(&[]);
     let of = |r: Regime| curves.iter().find(|c| c.regime == r);
     let small = of(Regime::Small).map_or(&[][..], |c| &c.points);
     let huge = of(Regime::Huge).map_or(&[][..], |c| &c.points);
     for p in small.iter().filter(|p| (x(p) as u64).is_power_of_two()) {
         let h = huge.iter().find(|h| x(h) == x(p));
-        table.add_row(vec![
-            label(x(p)),
-            format!("{:.1}", p.ns_per_load.median),
-            h.map_or("-".into(), |h| format!("{:.1}", h.ns_per_load.median)),
-            h.and_then(|h| h.huge_fraction)
-                .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
-        ]);
+        table.add_row(vec![label(x(p)), ns(Some(p)), ns(h), huge_backed(h)]);
     }
     for i in 1..4 {
         if let Some(col) = table.column_mut(i) {
@@ -115,6 +103,27 @@ fn curves(
             c.skipped.as_deref().unwrap_or("")
         );
     }
+}
+
+/// A size column and both regimes side by side, then the `more` columns.
+fn table(more: &[&str]) -> Table {
+    let mut table = Table::new();
+    let header = ["size", "4 KiB pages", "huge pages", "huge-backed"];
+    table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_header(header.iter().chain(more).collect::<Vec<_>>());
+    table
+}
+
+/// The median ns per load, or `-` where the point was not measured.
+fn ns(p: Option<&ChasePoint>) -> String {
+    p.map_or("-".into(), |p| format!("{:.1}", p.ns_per_load.median))
+}
+
+/// How much of the region huge pages backed, or `-` where unknown.
+fn huge_backed(p: Option<&ChasePoint>) -> String {
+    p.and_then(|p| p.huge_fraction)
+        .map_or("-".into(), |f| format!("{:.0}%", f * 100.0))
 }
 
 fn steps(
@@ -172,26 +181,14 @@ fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
         t.settings.defrag.as_deref().unwrap_or("absent"),
         t.repetitions.unwrap_or(0)
     );
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
-        "size",
-        "4 KiB pages",
-        "huge pages",
-        "huge-backed",
-        "MADV_COLLAPSE",
-    ]);
+    let mut table = table(&["MADV_COLLAPSE"]);
     for s in &t.sizes {
-        let ns = |p: &Option<ChasePoint>| {
-            p.as_ref()
-                .map_or("-".into(), |p| format!("{:.1}", p.ns_per_load.median))
-        };
         let huge = s.huge.as_ref();
         table.add_row(vec![
             human(s.size_bytes),
-            ns(&s.small),
-            ns(&s.huge),
-            huge.and_then(|h| h.huge_fraction)
-                .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
+            ns(s.small.as_ref()),
+            ns(huge),
+            huge_backed(huge),
             huge.and_then(|h| h.collapse.as_ref())
                 .map_or("-".into(), |c| {
                     if c.ok {
