@@ -16,13 +16,27 @@ use crate::DataSet;
 pub const MISSING: &str = "n/a";
 
 pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
-    hb.register_helper("num", Box::new(num));
-    hb.register_helper("dur", Box::new(dur));
-    hb.register_helper("ratio", Box::new(ratio));
-    hb.register_helper("pct", Box::new(pct));
+    register_text(hb, "num", num);
+    register_text(hb, "dur", dur);
+    register_text(hb, "ratio", ratio);
+    register_text(hb, "pct", pct);
     crate::lab::register(hb, data.clone());
+    register_named(hb, "chart", "the chart's name", move |h, name| {
+        let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
+        chart_html(&data, name, caption)
+    });
+}
+
+/// Registers `{{helper "NAME"}}`, which writes `html(h, NAME)`; `what` is
+/// the string it needs (`the chart's name`). Either failure fails the build.
+pub fn register_named(
+    hb: &mut Handlebars<'static>,
+    helper: &'static str,
+    what: &'static str,
+    html: impl Fn(&Helper, &str) -> Result<String, String> + Send + Sync + 'static,
+) {
     hb.register_helper(
-        "chart",
+        helper,
         Box::new(
             move |h: &Helper,
                   _: &Handlebars,
@@ -33,10 +47,33 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
                 let name = h
                     .param(0)
                     .and_then(|p| p.value().as_str())
-                    .ok_or_else(|| err("chart", "takes the chart's name as a string"))?;
-                let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
-                let html = chart_html(&data, name, caption).map_err(|e| err("chart", &e))?;
-                out.write(&html)?;
+                    .ok_or_else(|| err(helper, &format!("takes {what} as a string")))?;
+                out.write(&html(h, name).map_err(|e| err(helper, &e))?)?;
+                Ok(())
+            },
+        ),
+    );
+}
+
+/// What a number helper writes; `None` is an honest gap.
+type Text = Result<Option<String>, RenderError>;
+
+/// Registers a number helper: it writes `text`, or "n/a" for a gap.
+fn register_text(
+    hb: &mut Handlebars<'static>,
+    helper: &'static str,
+    text: fn(&Helper, &Context) -> Text,
+) {
+    hb.register_helper(
+        helper,
+        Box::new(
+            move |h: &Helper,
+                  _: &Handlebars,
+                  ctx: &Context,
+                  _: &mut RenderContext,
+                  out: &mut dyn Output|
+                  -> HelperResult {
+                out.write(text(h, ctx)?.as_deref().unwrap_or(MISSING))?;
                 Ok(())
             },
         ),
@@ -107,58 +144,28 @@ fn passes_through_null(root: &serde_json::Value, path: &str) -> bool {
     v.is_null()
 }
 
-fn write_or_missing(out: &mut dyn Output, text: Option<String>) -> HelperResult {
-    out.write(text.as_deref().unwrap_or(MISSING))?;
-    Ok(())
+/// The optional decimals parameter of `num` and `pct` (default 0).
+fn decimals(h: &Helper) -> usize {
+    h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize
 }
 
-fn num(
-    h: &Helper,
-    _: &Handlebars,
-    ctx: &Context,
-    _: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let decimals = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
-    write_or_missing(out, number(h, ctx, 0)?.map(|x| format_num(x, decimals)))
+fn num(h: &Helper, ctx: &Context) -> Text {
+    Ok(number(h, ctx, 0)?.map(|x| format_num(x, decimals(h))))
 }
 
-fn dur(
-    h: &Helper,
-    _: &Handlebars,
-    ctx: &Context,
-    _: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    write_or_missing(out, number(h, ctx, 0)?.map(format_dur))
+fn dur(h: &Helper, ctx: &Context) -> Text {
+    Ok(number(h, ctx, 0)?.map(format_dur))
 }
 
-fn ratio(
-    h: &Helper,
-    _: &Handlebars,
-    ctx: &Context,
-    _: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let r = match (number(h, ctx, 0)?, number(h, ctx, 1)?) {
+fn ratio(h: &Helper, ctx: &Context) -> Text {
+    Ok(match (number(h, ctx, 0)?, number(h, ctx, 1)?) {
         (Some(a), Some(b)) if b != 0.0 => Some(format_ratio(a / b)),
         _ => None,
-    };
-    write_or_missing(out, r)
+    })
 }
 
-fn pct(
-    h: &Helper,
-    _: &Handlebars,
-    ctx: &Context,
-    _: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let decimals = h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize;
-    write_or_missing(
-        out,
-        number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, decimals))),
-    )
+fn pct(h: &Helper, ctx: &Context) -> Text {
+    Ok(number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, decimals(h)))))
 }
 
 /// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).

@@ -15,13 +15,11 @@
 use std::fmt::Write;
 use std::sync::Arc;
 
-use handlebars::{
-    Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
-    RenderErrorReason,
-};
+use handlebars::Handlebars;
 use pagewalk_figures::{esc, figure_html};
 use pagewalk_lab::charts;
 
+use crate::helpers::register_named;
 use crate::DataSet;
 
 pub const LABS: &[&str] = &["first-touch", "chase", "tlb-model", "compare"];
@@ -39,28 +37,9 @@ const PAGES: &[(u64, &str)] = &[
 ];
 
 pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
-    hb.register_helper(
-        "lab",
-        Box::new(
-            move |h: &Helper,
-                  _: &Handlebars,
-                  _: &Context,
-                  _: &mut RenderContext,
-                  out: &mut dyn Output|
-                  -> HelperResult {
-                let name = h.param(0).and_then(|p| p.value().as_str()).ok_or_else(|| {
-                    RenderError::from(RenderErrorReason::Other(
-                        "{{lab}}: takes the lab's name as a string".into(),
-                    ))
-                })?;
-                let html = lab_html(&data, name).map_err(|e| {
-                    RenderError::from(RenderErrorReason::Other(format!("{{{{lab}}}}: {e}")))
-                })?;
-                out.write(&html)?;
-                Ok(())
-            },
-        ),
-    );
+    register_named(hb, "lab", "the lab's name", move |_, name| {
+        lab_html(&data, name)
+    });
 }
 
 /// The HTML for `{{lab "NAME"}}`: one block without blank lines, so
