@@ -145,8 +145,13 @@ fn truncate(s: &str, width: f64, size: f64) -> String {
 }
 
 fn n(v: f64) -> String {
-    // Two decimals are plenty for pixels; trim the rest.
-    let s = format!("{:.2}", v);
+    // Two decimals are plenty for pixels.
+    trimmed(v, 2)
+}
+
+/// `v` to `decimals` places without trailing zeros, and never `-0`.
+fn trimmed(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {
         "0".to_string()
@@ -309,13 +314,7 @@ pub fn tick_label(v: f64, log: bool) -> String {
 
 fn trim_num(v: f64) -> String {
     // Tick values are multiples of round steps; six decimals hide float noise.
-    let s = format!("{:.6}", v);
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
-    }
+    trimmed(v, 6)
 }
 
 fn group(s: &str) -> String {
