@@ -56,7 +56,11 @@ mod tests {
     fn no_slot_points_at_itself_and_order_is_not_sequential() {
         let next = cycle(1000, 1);
         assert!(next.iter().enumerate().all(|(i, &j)| i != j));
-        let sequential = next.iter().enumerate().filter(|&(i, &j)| j == i + 1).count();
+        let sequential = next
+            .iter()
+            .enumerate()
+            .filter(|&(i, &j)| j == i + 1)
+            .count();
         assert!(sequential < 10, "{sequential} sequential steps");
     }
 

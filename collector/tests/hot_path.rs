@@ -32,7 +32,8 @@ fn quick_run(names: &[&str], dir: &Path) -> (RunFile, String) {
 }
 
 fn record<'a>(run: &'a RunFile, name: &str) -> &'a ExperimentRecord {
-    run.experiment(name).unwrap_or_else(|| panic!("{name} missing"))
+    run.experiment(name)
+        .unwrap_or_else(|| panic!("{name} missing"))
 }
 
 fn assert_checks_pass(e: &ExperimentRecord) {
@@ -129,7 +130,15 @@ fn os_experiments_run_quick_and_load() {
 #[test]
 fn probes_are_hidden_but_answer() {
     let out = Command::new(env!("CARGO_BIN_EXE_collector"))
-        .args(["probe", "alloc", "tcache", "--batches", "2", "--per-batch", "10"])
+        .args([
+            "probe",
+            "alloc",
+            "tcache",
+            "--batches",
+            "2",
+            "--per-batch",
+            "10",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -259,6 +259,10 @@ fn a_chart_embeds_spec_fallback_svg_and_table() {
 
 #[test]
 fn percentages_take_optional_decimals() {
-    let out = render(data_dir(&[]).path(), "{{pct 0.33}} {{pct 0.0042}} {{pct 0.0042 1}}").unwrap();
+    let out = render(
+        data_dir(&[]).path(),
+        "{{pct 0.33}} {{pct 0.0042}} {{pct 0.0042 1}}",
+    )
+    .unwrap();
     assert_eq!(out, "33% 0% 0.4%");
 }
