@@ -36,6 +36,21 @@ fn expected_marks(spec: &ChartSpec) -> BTreeMap<(String, String), f64> {
     want
 }
 
+/// Where two specs' JSON first differs, with a little context.
+fn first_difference(got: &ChartSpec, want: &ChartSpec) -> String {
+    let (a, b) = (
+        serde_json::to_string(got).unwrap_or_default(),
+        serde_json::to_string(want).unwrap_or_default(),
+    );
+    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let around = |s: &str| {
+        s.get(at.saturating_sub(60)..(at + 60).min(s.len()))
+            .unwrap_or("")
+            .to_string()
+    };
+    format!("page …{}…\n data …{}…", around(&a), around(&b))
+}
+
 fn html_pages(dir: &std::path::Path) -> Vec<String> {
     let mut pages: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -88,7 +103,8 @@ fn every_chart_shows_the_data_it_was_built_from() {
                     .with_context(|| format!("{page}: {chart}: embedded spec"))?;
                 ensure!(
                     embedded == want_spec,
-                    "{page}: {chart}: the page's spec is not what data/ gives"
+                    "{page}: {chart}: the page's spec is not what data/ gives: {}",
+                    first_difference(&embedded, &want_spec)
                 );
 
                 let want = expected_marks(&want_spec);
@@ -109,9 +125,23 @@ fn every_chart_shows_the_data_it_was_built_from() {
                     got.len() == marks.len(),
                     "{page}: {chart}: two marks claim the same point"
                 );
+                // The page parses its spec with serde_json's compact float
+                // parser (see model/Cargo.toml): equal to within an ulp.
+                let same = |a: f64, b: f64| {
+                    a == b || (a - b).abs() <= 4.0 * f64::EPSILON * a.abs().max(b.abs())
+                };
+                let only = |a: &BTreeMap<(String, String), f64>,
+                            b: &BTreeMap<(String, String), f64>| {
+                    a.iter()
+                        .filter(|(k, v)| !b.get(*k).is_some_and(|w| same(**v, *w)))
+                        .map(|(k, v)| format!("{k:?}={v}"))
+                        .collect::<Vec<_>>()
+                };
                 ensure!(
-                    got == want,
-                    "{page}: {chart}: drawn marks differ from the data\n drawn: {got:?}\n data:  {want:?}"
+                    only(&got, &want).is_empty() && only(&want, &got).is_empty(),
+                    "{page}: {chart}: drawn marks differ from the data\n drawn only: {:?}\n data only:  {:?}",
+                    only(&got, &want),
+                    only(&want, &got)
                 );
                 checked += 1;
             }
