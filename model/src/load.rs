@@ -217,7 +217,11 @@ mod tests {
     #[test]
     fn numbers_read_back_bit_for_bit() {
         // Values the default serde_json parser reads one ulp off.
-        for v in [0.9954109191894531_f64, 0.00019200642903645834, 2140.756450653076] {
+        for v in [
+            0.9954109191894531_f64,
+            0.00019200642903645834,
+            2140.756450653076,
+        ] {
             let back: f64 = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
             assert_eq!(back.to_bits(), v.to_bits(), "{v}");
         }
