@@ -152,6 +152,48 @@ pub fn serial() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// What a browser test starts from: one test at a time, the built book,
+/// served on 127.0.0.1.
+pub struct BuiltBook {
+    _one_at_a_time: MutexGuard<'static, ()>,
+    pub dir: PathBuf,
+    pub server: Server,
+}
+
+/// The fixture for browser test `test`: `None` (skipped, with the reason
+/// printed) unless browser tests are on; a missing book fails the test.
+pub fn built_book(test: &str) -> Option<BuiltBook> {
+    if !should_run(test) {
+        return None;
+    }
+    let lock = serial();
+    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
+    let server = serve(&dir).unwrap_or_else(|e| panic!("serving {}: {e}", dir.display()));
+    Some(BuiltBook {
+        _one_at_a_time: lock,
+        dir,
+        server,
+    })
+}
+
+impl BuiltBook {
+    /// Fails when the server answered anything with a 404.
+    pub fn assert_all_served(&self) {
+        let failed = self.server.failures();
+        assert!(
+            failed.is_empty(),
+            "requests the book could not answer: {failed:#?}"
+        );
+    }
+}
+
+/// Runs an async test body and fails the test with the whole error chain.
+pub fn run_test(body: impl Future<Output = Result<()>>) {
+    if let Err(e) = block_on(body) {
+        panic!("{e:#}");
+    }
+}
+
 /// Runs a future to completion on a fresh single-threaded runtime.
 pub fn block_on<F: Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()

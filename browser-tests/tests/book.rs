@@ -8,15 +8,12 @@
 //! missing Chromium or a missing book fails the test.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::MutexGuard;
 
 use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::DataSet;
 use pagewalk_browser_tests::thirtyfour::prelude::*;
 use pagewalk_browser_tests::{
-    block_on, book_dir, file_url, serial, serve, should_run, workspace_root, Browser, Mark, Server,
-    ThemeSwitch,
+    built_book as book, file_url, run_test as run, workspace_root, Browser, Mark, ThemeSwitch,
 };
 use pagewalk_figures::series_name;
 use pagewalk_model::{Mode, Phase, RunFile};
@@ -26,45 +23,6 @@ const CHAPTER: &str = "first-touch.html";
 const NS_PER_PAGE: &str = "first-touch-ns-per-page";
 const FAULTS: &str = "first-touch-faults";
 const THEMES: [&str; 5] = ["light", "rust", "coal", "navy", "ayu"];
-
-/// What every test starts from: one test at a time, the built book, served.
-struct Book {
-    _one_at_a_time: MutexGuard<'static, ()>,
-    dir: PathBuf,
-    server: Server,
-}
-
-fn book(test: &str) -> Option<Book> {
-    if !should_run(test) {
-        return None;
-    }
-    let lock = serial();
-    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
-    let server = serve(&dir).unwrap_or_else(|e| panic!("serving {}: {e}", dir.display()));
-    Some(Book {
-        _one_at_a_time: lock,
-        dir,
-        server,
-    })
-}
-
-impl Book {
-    /// Fails when the server answered anything with a 404.
-    fn assert_all_served(&self) {
-        let failed = self.server.failures();
-        assert!(
-            failed.is_empty(),
-            "requests the book could not answer: {failed:#?}"
-        );
-    }
-}
-
-/// Runs a browser test body and fails the test with the whole error chain.
-fn run<F: std::future::Future<Output = Result<()>>>(body: F) {
-    if let Err(e) = block_on(body) {
-        panic!("{e:#}");
-    }
-}
 
 /// The data the book shows: the same choice the preprocessor makes.
 struct Shown {

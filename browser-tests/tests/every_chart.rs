@@ -9,9 +9,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{ensure, Context};
 use mdbook_pagewalk::DataSet;
-use pagewalk_browser_tests::{
-    block_on, book_dir, serial, serve, should_run, workspace_root, Browser,
-};
+use pagewalk_browser_tests::{block_on, built_book, workspace_root, Browser};
 use pagewalk_figures::{build, exact, ChartKind, ChartSpec, RunFile, Scale, CHART_NAMES};
 
 /// (series, category or exact x) -> value, as a chart should draw it.
@@ -63,19 +61,17 @@ fn html_pages(dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn every_chart_shows_the_data_it_was_built_from() {
-    if !should_run("every_chart_shows_the_data_it_was_built_from") {
+    let Some(book) = built_book("every_chart_shows_the_data_it_was_built_from") else {
         return;
-    }
-    let _one_at_a_time = serial();
-    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
+    };
+    let (dir, server) = (&book.dir, &book.server);
     let data = DataSet::load(&workspace_root().join("data")).expect("data/ loads");
     let run = data.run.as_ref().expect("a run to show");
     let runs: Vec<&RunFile> = std::iter::once(run).chain(&data.references).collect();
-    let server = serve(&dir).expect("serve the book");
     let result = block_on(async {
         let browser = Browser::start().await?;
         let mut checked = 0;
-        for page in html_pages(&dir) {
+        for page in html_pages(dir) {
             let html = std::fs::read_to_string(dir.join(&page))?;
             if !html.contains("class=\"pw-chart\"") {
                 continue;

@@ -12,13 +12,12 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::MutexGuard;
 use std::time::Duration;
 
 use anyhow::{ensure, Context, Result};
 use pagewalk_browser_tests::thirtyfour::prelude::*;
 use pagewalk_browser_tests::{
-    block_on, book_dir, file_url, serial, serve, should_run, workspace_root, Browser, Mark, Server,
+    built_book as book, file_url, run_test as run, workspace_root, Browser, Mark,
 };
 use serde_json::{json, Value};
 
@@ -29,32 +28,6 @@ const MODEL: &str = "lab-tlb-model";
 const NS_PER_PAGE: &str = "first-touch-ns-per-page";
 /// Long enough for a small experiment on a busy two-core machine.
 const RUN_TIMEOUT: Duration = Duration::from_secs(180);
-
-struct Book {
-    _one_at_a_time: MutexGuard<'static, ()>,
-    dir: PathBuf,
-    server: Server,
-}
-
-fn book(test: &str) -> Option<Book> {
-    if !should_run(test) {
-        return None;
-    }
-    let lock = serial();
-    let dir = book_dir().unwrap_or_else(|e| panic!("{e:#}"));
-    let server = serve(&dir).unwrap_or_else(|e| panic!("serving {}: {e}", dir.display()));
-    Some(Book {
-        _one_at_a_time: lock,
-        dir,
-        server,
-    })
-}
-
-fn run(body: impl std::future::Future<Output = Result<()>>) {
-    if let Err(e) = block_on(body) {
-        panic!("{e:#}");
-    }
-}
 
 /// Opens the chapter and waits for its charts and its labs to be wired.
 async fn open(browser: &Browser, url: &str) -> Result<()> {
