@@ -22,8 +22,8 @@ pub use builders::{
 pub use builders::{size_label, staircase, thp, tlb_reach};
 pub use pagewalk_model::RunFile;
 pub use render::{
-    esc, exact, linear_ticks, log_ticks, mark_label, mark_label_named, nice_step, render_svg,
-    tick_label, with_unit, Palette, ValueScale,
+    byte_label, byte_ticks, esc, exact, linear_ticks, log_ticks, mark_label, mark_label_named,
+    nice_step, render_svg, tick_label, with_unit, Palette, ValueScale,
 };
 pub use spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Scale, Series, Whiskers};
 pub use spec::{Marker, MarkerKind};

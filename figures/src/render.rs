@@ -166,6 +166,9 @@ pub struct ValueScale {
     pub lo: f64,
     pub hi: f64,
     pub log: bool,
+    /// A log axis in bytes: powers of two and KiB/MiB/GiB ticks, because
+    /// memory sizes are read that way (`1,000` and `10k` are not sizes).
+    pub bytes: bool,
     pub px0: f64,
     pub px1: f64,
 }
@@ -197,7 +200,14 @@ impl ValueScale {
         if let Some(m) = axis.max {
             hi = m;
         }
-        if log {
+        let bytes = log && axis.unit == "bytes";
+        if bytes {
+            lo = 2f64.powf(lo.log2().floor());
+            hi = 2f64.powf(hi.log2().ceil());
+            if hi <= lo {
+                hi = lo * 2.0;
+            }
+        } else if log {
             lo = 10f64.powf(lo.log10().floor());
             hi = 10f64.powf(hi.log10().ceil());
             if hi <= lo {
@@ -223,6 +233,7 @@ impl ValueScale {
             lo,
             hi,
             log,
+            bytes,
             px0,
             px1,
         }
@@ -244,10 +255,21 @@ impl ValueScale {
     }
 
     pub fn ticks(&self) -> Vec<f64> {
-        if self.log {
+        if self.bytes {
+            byte_ticks(self.lo, self.hi)
+        } else if self.log {
             log_ticks(self.lo, self.hi)
         } else {
             linear_ticks(self.lo, self.hi, 5.0)
+        }
+    }
+
+    /// The label of tick `v` on this scale.
+    pub fn label(&self, v: f64) -> String {
+        if self.bytes {
+            byte_label(v)
+        } else {
+            tick_label(v, self.log)
         }
     }
 
@@ -297,6 +319,36 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
         .filter(|k| (k - a) % every == 0)
         .map(|k| 10f64.powi(k))
         .collect()
+}
+
+/// Powers of two from `lo` to `hi`, spaced so that at most eight are drawn
+/// (every ×2, ×4, ×16 or ×1024).
+pub fn byte_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log2().ceil() as i32, hi.log2().floor() as i32);
+    let every = [1, 2, 4, 10]
+        .into_iter()
+        .find(|e| (b - a) / e < 8)
+        .unwrap_or(10);
+    (a..=b)
+        .filter(|k| k.rem_euclid(every) == 0)
+        .map(|k| 2f64.powi(k))
+        .collect()
+}
+
+/// `4096` -> `4 KiB`, `1073741824` -> `1 GiB`.
+pub fn byte_label(v: f64) -> String {
+    let units = [
+        (1u64 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (size, unit) in units {
+        if v >= size as f64 {
+            return format!("{} {unit}", trimmed(v / size as f64, 2));
+        }
+    }
+    format!("{} B", trimmed(v, 0))
 }
 
 /// A tick label: thousands separators, SI suffixes from 10 000 up on log
@@ -516,7 +568,7 @@ fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, 
             esc(&pal.grid),
             n(bottom + 16.0),
             esc(&pal.axis),
-            esc(&tick_label(t, scale.log)),
+            esc(&scale.label(t)),
             x = n(x)
         );
     }
@@ -626,11 +678,15 @@ fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, 
     h
 }
 
-/// The x axis' markers inside the plotted range, as dashed vertical lines
-/// with their labels staggered over three rows so neighbours stay legible.
-/// Each is a `pw-marker` group with an `aria-label`; they are not marks (no
-/// value to focus), so the marks' keyboard order is unchanged.
+/// The x axis' markers inside the plotted range, as dashed vertical lines.
+/// Each label takes the first of four rows where it clears the previous
+/// label of that row; a label that fits in no row is left out of the
+/// drawing but kept in the marker's tooltip and `aria-label`. Markers are
+/// `pw-marker` groups, not marks (no value to focus), so the marks'
+/// keyboard order is unchanged.
 fn markers(out: &mut String, x: &Axis, scale: &ValueScale, pal: &Palette, top: f64, bottom: f64) {
+    const ROWS: usize = 4;
+    const SIZE: f64 = 10.0;
     let mut shown: Vec<&Marker> = x
         .markers
         .iter()
@@ -640,28 +696,55 @@ fn markers(out: &mut String, x: &Axis, scale: &ValueScale, pal: &Palette, top: f
         return;
     }
     shown.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let right = scale.px0.max(scale.px1);
+    let mut row_end = [f64::NEG_INFINITY; ROWS];
     out.push_str("<g class=\"pw-markers\">");
-    for (i, m) in shown.iter().enumerate() {
-        let px = n(scale.map(m.x));
+    for m in shown {
+        let px = scale.map(m.x);
         let dash = match m.kind {
             crate::spec::MarkerKind::Step => "1 3",
             crate::spec::MarkerKind::Cache => "6 3",
             crate::spec::MarkerKind::Tlb => "3 3",
         };
+        let aria = format!(
+            "{} marker: {} at {}",
+            m.kind.name(),
+            m.label,
+            with_unit(m.x, &x.unit)
+        );
+        // Near the right edge a label hangs to the left of its line.
+        let width = text_width(&m.label, SIZE);
+        let (x0, anchor) = if px + 3.0 + width > right + 24.0 {
+            (px - 3.0 - width, "end")
+        } else {
+            (px + 3.0, "start")
+        };
+        let tx = if anchor == "end" { px - 3.0 } else { x0 };
+        let label = row_end
+            .iter()
+            .position(|&end| x0 > end + 4.0)
+            .map(|row| {
+                row_end[row] = x0 + width;
+                format!(
+                    "<text x=\"{}\" y=\"{}\" font-size=\"{SIZE}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
+                    n(tx),
+                    n(top + 10.0 + 11.0 * row as f64),
+                    esc(&pal.axis),
+                    esc(&m.label)
+                )
+            })
+            .unwrap_or_default();
         let _ = write!(
             out,
-            "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" aria-label=\"{aria}\">\
-             <line x1=\"{px}\" y1=\"{t}\" x2=\"{px}\" y2=\"{b}\" stroke=\"{c}\" stroke-dasharray=\"{dash}\"/>\
-             <text x=\"{tx}\" y=\"{ty}\" font-size=\"10\" fill=\"{c}\">{label}</text></g>",
+            "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" aria-label=\"{aria}\"><title>{aria}</title>\
+             <line x1=\"{px}\" y1=\"{t}\" x2=\"{px}\" y2=\"{b}\" stroke=\"{c}\" stroke-dasharray=\"{dash}\"/>{label}</g>",
             kind = m.kind.name(),
             v = exact(m.x),
-            aria = esc(&format!("{} marker: {} at {}", m.kind.name(), m.label, with_unit(m.x, &x.unit))),
+            aria = esc(&aria),
+            px = n(px),
             t = n(top),
             b = n(bottom),
             c = esc(&pal.axis),
-            tx = n(scale.map(m.x) + 3.0),
-            ty = n(top + 10.0 + 11.0 * (i % 3) as f64),
-            label = esc(&m.label),
         );
     }
     out.push_str("</g>");
@@ -697,7 +780,7 @@ fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64,
             esc(&pal.grid),
             n(bottom + 16.0),
             esc(&pal.axis),
-            esc(&tick_label(t, xs_scale.log))
+            esc(&xs_scale.label(t))
         );
     }
     for t in ys_scale.ticks() {
@@ -711,7 +794,7 @@ fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64,
             n(left - 6.0),
             n(ys_scale.map(t) + 4.0),
             esc(&pal.axis),
-            esc(&tick_label(t, ys_scale.log))
+            esc(&ys_scale.label(t))
         );
     }
     let _ = write!(

@@ -264,7 +264,7 @@ fn linear_and_log_ticks() {
     );
     assert_eq!(log_ticks(1e-2, 1e1), vec![0.01, 0.1, 1.0, 10.0]);
     assert_eq!(log_ticks(1.0, 1e12).len(), 7);
-    let axis = Axis::log("size", "bytes");
+    let axis = Axis::log("pages", "pages");
     let s = ValueScale::fit(&axis, &[3.0, 4500.0, 0.0, -1.0], false, 0.0, 400.0);
     assert_eq!((s.lo, s.hi), (1.0, 1e4));
     assert_eq!(s.map(1.0), 0.0);
@@ -276,6 +276,29 @@ fn linear_and_log_ticks() {
     assert_eq!(tick_label(0.5, false), "0.5");
     let s = ValueScale::fit(&Axis::linear("ns", "ns"), &[12.0, 287.0], true, 0.0, 100.0);
     assert_eq!((s.lo, s.hi), (0.0, 300.0));
+}
+
+#[test]
+fn byte_axes_tick_in_powers_of_two() {
+    let s = ValueScale::fit(
+        &Axis::log("size", "bytes"),
+        &[3.0, 4500.0],
+        false,
+        0.0,
+        400.0,
+    );
+    assert_eq!((s.lo, s.hi), (2.0, 8192.0));
+    assert_eq!(
+        byte_ticks(4096.0, 1073741824.0).len(),
+        5,
+        "every x16: 4 KiB .. 1 GiB"
+    );
+    assert_eq!(byte_ticks(1024.0, 4096.0), vec![1024.0, 2048.0, 4096.0]);
+    assert_eq!(byte_label(4096.0), "4 KiB");
+    assert_eq!(byte_label(1536.0 * 1024.0), "1.5 MiB");
+    assert_eq!(byte_label(1073741824.0), "1 GiB");
+    assert_eq!(byte_label(512.0), "512 B");
+    assert_eq!(s.label(1024.0), "1 KiB");
 }
 
 #[test]
@@ -308,7 +331,10 @@ fn log_log_lines_render_marks_and_break_at_gaps() {
         "gap and unplaceable zero draw no mark"
     );
     assert!(svg.contains("data-category=\"65536\" data-value=\"4\""));
-    assert!(svg.contains(">1M</text>") && svg.contains(">100</text>"));
+    assert!(
+        svg.contains(">1 MiB</text>") && svg.contains(">100</text>"),
+        "{svg}"
+    );
     // The gap breaks the line: two sub-paths.
     let d = svg
         .split("<path d=\"")
