@@ -521,6 +521,43 @@ fn no_data(out: &mut String, spec: &ChartSpec, pal: &Palette, x: f64, y: f64) {
     );
 }
 
+/// Which way a scale's gridlines run, and the plot edges they span.
+enum Gridlines {
+    /// Ticks of a horizontal scale: lines from `top` to `bottom`, labels below.
+    Vertical { top: f64, bottom: f64 },
+    /// Ticks of a vertical scale: lines from `left` to `right`, labels left.
+    Horizontal { left: f64, right: f64 },
+}
+
+/// A gridline and a tick label at each of `scale`'s ticks.
+fn gridlines(out: &mut String, scale: &ValueScale, pal: &Palette, dir: Gridlines) {
+    for t in scale.ticks() {
+        let at = scale.map(t);
+        let ((x1, y1, x2, y2), (tx, ty), anchor) = match dir {
+            Gridlines::Vertical { top, bottom } => {
+                ((at, top, at, bottom), (at, bottom + 16.0), "middle")
+            }
+            Gridlines::Horizontal { left, right } => {
+                ((left, at, right, at), (left - 6.0, at + 4.0), "end")
+            }
+        };
+        let _ = write!(
+            out,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>\
+             <text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
+            n(x1),
+            n(y1),
+            n(x2),
+            n(y2),
+            esc(&pal.grid),
+            n(tx),
+            n(ty),
+            esc(&pal.axis),
+            esc(&scale.label(t))
+        );
+    }
+}
+
 /// Horizontal grouped bars; returns the SVG height.
 fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, top: f64) -> f64 {
     let ncat = spec.categories.len();
@@ -557,21 +594,7 @@ fn bars(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64, 
 
     // Grid and value axis.
     out.push_str("<g class=\"pw-grid\">");
-    for t in scale.ticks() {
-        let x = scale.map(t);
-        let _ = write!(
-            out,
-            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{}\"/>\
-             <text x=\"{x}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>",
-            n(top),
-            n(bottom),
-            esc(&pal.grid),
-            n(bottom + 16.0),
-            esc(&pal.axis),
-            esc(&scale.label(t)),
-            x = n(x)
-        );
-    }
+    gridlines(out, &scale, pal, Gridlines::Vertical { top, bottom });
     let base = scale.map(scale.baseline());
     let _ = write!(
         out,
@@ -770,33 +793,8 @@ fn lines(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, height: f64,
     let ys_scale = ValueScale::fit(&spec.y, &ys, false, bottom, top);
 
     out.push_str("<g class=\"pw-grid\">");
-    for t in xs_scale.ticks() {
-        let x = n(xs_scale.map(t));
-        let _ = write!(
-            out,
-            "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{}\" stroke=\"{}\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>",
-            n(top),
-            n(bottom),
-            esc(&pal.grid),
-            n(bottom + 16.0),
-            esc(&pal.axis),
-            esc(&xs_scale.label(t))
-        );
-    }
-    for t in ys_scale.ticks() {
-        let y = n(ys_scale.map(t));
-        let _ = write!(
-            out,
-            "<line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">{}</text>",
-            n(left),
-            n(right),
-            esc(&pal.grid),
-            n(left - 6.0),
-            n(ys_scale.map(t) + 4.0),
-            esc(&pal.axis),
-            esc(&ys_scale.label(t))
-        );
-    }
+    gridlines(out, &xs_scale, pal, Gridlines::Vertical { top, bottom });
+    gridlines(out, &ys_scale, pal, Gridlines::Horizontal { left, right });
     let _ = write!(
         out,
         "<path d=\"M{l} {t}V{b}H{r}\" stroke=\"{}\" fill=\"none\"/></g>",
