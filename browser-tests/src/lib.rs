@@ -19,19 +19,16 @@
 //! #[test]
 //! #[cfg_attr(not(pagewalk_browser_tests), ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1")]
 //! fn my_chart_draws() {
-//!     if !should_run("my_chart_draws") { return; }
-//!     let _one_at_a_time = serial();
-//!     let book = serve(book_dir().unwrap()).unwrap();
-//!     block_on(async {
-//!         let browser = Browser::start().await?;
-//!         browser.goto(&book.url("my-chapter.html")).await?;
-//!         browser.wait_for_charts().await?;
+//!     let Some(book) = built_book("my_chart_draws") else {
+//!         return;
+//!     };
+//!     // A fresh browser; at the end its page must be clean (`Browser::finish`).
+//!     book.with_browser(async |browser| {
+//!         browser.open_charts(&book.server.url("my-chapter.html")).await?;
 //!         let marks = browser.marks("my-chart").await?;
 //!         // ... compare marks with the data ...
-//!         browser.assert_clean().await?;
-//!         browser.quit().await
-//!     })
-//!     .unwrap();
+//!         Ok(())
+//!     });
 //! }
 //! ```
 //!
@@ -49,6 +46,7 @@
 //! .unwrap();
 //! ```
 
+pub mod page;
 pub mod server;
 
 use std::future::Future;
@@ -64,6 +62,7 @@ use thirtyfour::prelude::*;
 use thirtyfour::ChromiumLikeCapabilities;
 use thirtyfour::LoggingPrefsLogLevel;
 
+pub use page::{any_mark_js, chart_css, ensure_charts, marks_css, Table};
 pub use server::{serve, Served, Server};
 pub use thirtyfour;
 
@@ -177,6 +176,28 @@ pub fn built_book(test: &str) -> Option<BuiltBook> {
 }
 
 impl BuiltBook {
+    /// Runs `body` with a fresh browser, then [`Browser::finish`]es it and
+    /// [`BuiltBook::assert_all_served`]; any error fails the test.
+    pub fn with_browser(&self, body: impl AsyncFnOnce(&Browser) -> Result<()>) {
+        run_test(async {
+            let browser = Browser::start().await?;
+            body(&browser).await?;
+            browser.finish().await
+        });
+        self.assert_all_served();
+    }
+
+    /// The file names of the book's HTML pages, sorted.
+    pub fn html_pages(&self) -> Vec<String> {
+        let mut pages: Vec<String> = std::fs::read_dir(&self.dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.dir.display()))
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".html"))
+            .collect();
+        pages.sort();
+        pages
+    }
+
     /// Fails when the server answered anything with a 404.
     pub fn assert_all_served(&self) {
         let failed = self.server.failures();

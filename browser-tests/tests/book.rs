@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 
 use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::DataSet;
-use pagewalk_browser_tests::thirtyfour::prelude::*;
 use pagewalk_browser_tests::{
-    built_book as book, file_url, run_test as run, workspace_root, Browser, Mark, ThemeSwitch,
+    built_book as book, ensure_charts, file_url, marks_css, run_test as run, workspace_root,
+    Browser, Mark, Table, ThemeSwitch,
 };
 use pagewalk_figures::series_name;
 use pagewalk_model::{Mode, Phase, RunFile};
@@ -103,64 +103,13 @@ fn assert_marks_accessible(chart: &str, marks: &[Mark]) {
     );
     for m in marks {
         assert!(
-            !m.series.is_empty() && !m.category.is_empty() && m.value.is_finite(),
-            "{chart}: mark without series, category or numeric value: {m:?}"
+            !m.series.is_empty() && !m.category.is_empty(),
+            "{chart}: mark without series or category: {m:?}"
         );
-        assert_eq!(
-            m.tabindex.as_deref(),
-            Some("0"),
-            "{chart}: mark not focusable: {m:?}"
-        );
-        let label = m.aria_label.as_deref().unwrap_or_default();
-        assert!(
-            label.contains(&m.value_text),
-            "{chart}: aria-label {label:?} does not hold the value {}: {m:?}",
-            m.value_text
-        );
+        if let Err(e) = m.ensure_accessible(chart) {
+            panic!("{e:#}");
+        }
     }
-}
-
-const MARKS_SELECTOR: &str = ".pw-chart-plot svg [data-series]";
-
-fn marks_selector(chart: &str) -> String {
-    format!("figure.pw-chart[data-chart=\"{chart}\"] {MARKS_SELECTOR}")
-}
-
-/// The chart's tooltip: its text and whether it can be seen.
-async fn tooltip(browser: &Browser, chart: &str) -> Result<(String, bool)> {
-    let v = browser
-        .eval_with(
-            "const t = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] .pw-tooltip`);
-             if (!t) return null;
-             const s = getComputedStyle(t);
-             return [t.textContent, s.visibility === 'visible' && s.display !== 'none' && s.opacity !== '0'];",
-            vec![json!(chart)],
-        )
-        .await?;
-    let pair = v
-        .as_array()
-        .with_context(|| format!("{chart}: no .pw-tooltip in the figure"))?;
-    Ok((
-        pair[0].as_str().unwrap_or_default().to_string(),
-        pair[1].as_bool().unwrap_or(false),
-    ))
-}
-
-/// Waits until the chart's tooltip is visible and holds `text`.
-async fn wait_for_tooltip(browser: &Browser, chart: &str, text: &str, how: &str) -> Result<()> {
-    let condition = format!(
-        "(() => {{ const t = document.querySelector('figure.pw-chart[data-chart=\"{chart}\"] .pw-tooltip');
-                   const s = t && getComputedStyle(t);
-                   return t && t.textContent.includes({text}) && s.visibility === 'visible' && s.opacity !== '0'; }})()",
-        text = json!(text)
-    );
-    if let Err(e) = browser.wait_for(&condition).await {
-        let (shown, visible) = tooltip(browser, chart).await?;
-        anyhow::bail!(
-            "{chart}: after {how}, the tooltip should show {text:?}; it shows {shown:?} (visible: {visible}): {e:#}"
-        );
-    }
-    Ok(())
 }
 
 /// Test 1: both first-touch charts draw, and their marks are the numbers
@@ -175,16 +124,9 @@ fn first_touch_charts_show_the_data() {
         return;
     };
     let data = shown();
-    run(async {
-        let browser = Browser::start().await?;
-        browser.goto(&book.server.url(CHAPTER)).await?;
-        let charts = browser.wait_for_charts().await?;
-        for chart in [NS_PER_PAGE, FAULTS] {
-            ensure!(
-                charts.iter().any(|c| c == chart),
-                "{CHAPTER} has no chart {chart}: {charts:?}"
-            );
-        }
+    book.with_browser(async |browser| {
+        let charts = browser.open_charts(&book.server.url(CHAPTER)).await?;
+        ensure_charts(CHAPTER, &charts, &[NS_PER_PAGE, FAULTS])?;
 
         let marks = browser.marks(NS_PER_PAGE).await?;
         assert_marks_accessible(NS_PER_PAGE, &marks);
@@ -239,11 +181,8 @@ fn first_touch_charts_show_the_data() {
             specs == json!([NS_PER_PAGE, FAULTS]),
             "chart specs in the page: {specs}"
         );
-
-        browser.assert_clean().await?;
-        browser.quit().await
+        Ok(())
     });
-    book.assert_all_served();
 }
 
 /// Test 2: focus (script, then Tab) and hover (mouse) show the mark's exact
@@ -257,10 +196,8 @@ fn hover_and_focus_show_the_exact_value() {
     let Some(book) = book("hover_and_focus_show_the_exact_value") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
-        browser.goto(&book.server.url(CHAPTER)).await?;
-        browser.wait_for_charts().await?;
+    book.with_browser(async |browser| {
+        browser.open_charts(&book.server.url(CHAPTER)).await?;
         let chart = NS_PER_PAGE;
         let marks = browser.marks(chart).await?;
         ensure!(
@@ -270,28 +207,13 @@ fn hover_and_focus_show_the_exact_value() {
 
         // Focus from script.
         let first = 0;
-        let focused = browser
-            .eval_with(
-                "const m = document.querySelectorAll(arguments[0])[arguments[1]];
-                 m.scrollIntoView({block: 'center'});
-                 m.focus();
-                 return document.activeElement === m;",
-                vec![json!(marks_selector(chart)), json!(first)],
-            )
+        browser.focus_mark(chart, first).await?;
+        browser
+            .wait_for_tooltip(chart, &marks[first].value_text, "focusing a mark")
             .await?;
-        ensure!(
-            focused == json!(true),
-            "{chart}: mark {first} did not take focus"
-        );
-        wait_for_tooltip(&browser, chart, &marks[first].value_text, "focusing a mark").await?;
 
         // Tab moves to the next mark, and the tooltip follows.
-        browser
-            .driver()
-            .action_chain()
-            .send_keys(Key::Tab)
-            .perform()
-            .await?;
+        browser.press_tab().await?;
         let next = &marks[first + 1];
         let active = browser
             .eval("const a = document.activeElement; return [a.getAttribute('data-series'), a.getAttribute('data-category')];")
@@ -300,7 +222,9 @@ fn hover_and_focus_show_the_exact_value() {
             active == json!([next.series, next.category]),
             "{chart}: Tab from the first mark focused {active}, expected the next mark {next:?}"
         );
-        wait_for_tooltip(&browser, chart, &next.value_text, "pressing Tab").await?;
+        browser
+            .wait_for_tooltip(chart, &next.value_text, "pressing Tab")
+            .await?;
 
         // The mouse over the widest bar (easy to hit) shows its value.
         let (widest, target) = marks
@@ -309,30 +233,11 @@ fn hover_and_focus_show_the_exact_value() {
             .filter(|(i, _)| *i != first + 1)
             .max_by(|a, b| a.1.value.total_cmp(&b.1.value))
             .expect("marks");
-        let elements = browser
-            .driver()
-            .find_all(By::Css(marks_selector(chart)))
-            .await?;
-        let element = elements.get(widest).context("mark element")?;
-        element.scroll_into_view().await?;
+        browser.hover_mark(chart, widest).await?;
         browser
-            .driver()
-            .action_chain()
-            .move_to_element_center(element)
-            .perform()
-            .await?;
-        wait_for_tooltip(
-            &browser,
-            chart,
-            &target.value_text,
-            "moving the mouse over a mark",
-        )
-        .await?;
-
-        browser.assert_clean().await?;
-        browser.quit().await
+            .wait_for_tooltip(chart, &target.value_text, "moving the mouse over a mark")
+            .await
     });
-    book.assert_all_served();
 }
 
 /// Test 3: switching the mdBook theme redraws the charts in the theme's
@@ -346,10 +251,8 @@ fn charts_follow_the_theme() {
     let Some(book) = book("charts_follow_the_theme") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
-        browser.goto(&book.server.url(CHAPTER)).await?;
-        browser.wait_for_charts().await?;
+    book.with_browser(async |browser| {
+        browser.open_charts(&book.server.url(CHAPTER)).await?;
         browser.eval("window.__pwMarker = 1; return null;").await?;
         let chart = NS_PER_PAGE;
         let run_fill = |marks: &[Mark]| -> Result<String> {
@@ -378,9 +281,9 @@ fn charts_follow_the_theme() {
             // (checked below), and give the redraw a moment otherwise.
             let changes = matches!(theme, "coal" | "navy" | "ayu");
             let condition = format!(
-                "(() => {{ const m = document.querySelector('{sel}[data-role=\"run\"]');
+                "(() => {{ const m = document.querySelector({run});
                            return m && getComputedStyle(m).fill !== {prev}; }})()",
-                sel = marks_selector(chart),
+                run = json!(format!("{}[data-role=\"run\"]", marks_css(chart))),
                 prev = json!(previous)
             );
             if changes {
@@ -415,23 +318,15 @@ fn charts_follow_the_theme() {
         }
         // Redrawn charts still answer focus.
         let marks = browser.marks(chart).await?;
+        browser.focus_mark(chart, 0).await?;
         browser
-            .eval_with(
-                "const m = document.querySelector(arguments[0]); m.scrollIntoView({block: 'center'}); m.focus(); return null;",
-                vec![json!(marks_selector(chart))],
+            .wait_for_tooltip(
+                chart,
+                &marks[0].value_text,
+                "focusing a mark after theme switches",
             )
-            .await?;
-        wait_for_tooltip(
-            &browser,
-            chart,
-            &marks[0].value_text,
-            "focusing a mark after theme switches",
-        )
-        .await?;
-        browser.assert_clean().await?;
-        browser.quit().await
+            .await
     });
-    book.assert_all_served();
 }
 
 /// Test 4: without JavaScript, print.html still holds each chart's static
@@ -446,8 +341,7 @@ fn print_page_works_without_javascript() {
         return;
     };
     let data = shown();
-    run(async {
-        let browser = Browser::start().await?;
+    book.with_browser(async |browser| {
         browser.set_scripts_disabled(true).await?;
         browser.emulate_media("print").await?;
         browser.goto(&book.server.url("print.html")).await?;
@@ -510,7 +404,7 @@ fn print_page_works_without_javascript() {
         }
 
         // The tables: one row per mode, one column per series.
-        let ns = table(&browser, NS_PER_PAGE).await?;
+        let ns = browser.chart_table(NS_PER_PAGE).await?;
         check_table(
             NS_PER_PAGE,
             &ns,
@@ -523,7 +417,7 @@ fn print_page_works_without_javascript() {
             &series_name(&data.r1),
             &first_pass_ns(&data.r1),
         )?;
-        let faults = table(&browser, FAULTS).await?;
+        let faults = browser.chart_table(FAULTS).await?;
         for phase in Phase::ALL {
             check_table(
                 FAULTS,
@@ -532,26 +426,8 @@ fn print_page_works_without_javascript() {
                 &phase_faults(&data.run, phase),
             )?;
         }
-        browser.assert_clean().await?;
-        browser.quit().await
+        Ok(())
     });
-    book.assert_all_served();
-}
-
-/// A data table as text: header row, then rows of [row header, cells...].
-type Table = Vec<Vec<String>>;
-
-async fn table(browser: &Browser, chart: &str) -> Result<Table> {
-    let v = browser
-        .eval_with(
-            "const t = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] details.pw-chart-data table`);
-             if (!t) return null;
-             return [...t.rows].map(r => [...r.cells].map(c => c.textContent.trim()));",
-            vec![json!(chart)],
-        )
-        .await?;
-    serde_json::from_value::<Option<Table>>(v)?
-        .with_context(|| format!("{chart}: no details.pw-chart-data table"))
 }
 
 /// The table's column `series` holds `want` (mode -> value) in the rows
@@ -613,16 +489,15 @@ fn charts_work_from_file_urls() {
     let Some(book) = book("charts_work_from_file_urls") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
-        browser.goto(&file_url(&book.dir.join(CHAPTER))?).await?;
-        let charts = browser.wait_for_charts().await?;
+    book.with_browser(async |browser| {
+        let charts = browser
+            .open_charts(&file_url(&book.dir.join(CHAPTER))?)
+            .await?;
         ensure!(
             charts == [NS_PER_PAGE, FAULTS],
             "charts from file://: {charts:?}"
         );
-        browser.assert_clean().await?;
-        browser.quit().await
+        Ok(())
     });
 }
 
@@ -637,12 +512,7 @@ fn every_page_is_clean() {
     let Some(book) = book("every_page_is_clean") else {
         return;
     };
-    let mut pages: Vec<String> = std::fs::read_dir(&book.dir)
-        .expect("book dir")
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".html"))
-        .collect();
-    pages.sort();
+    let pages = book.html_pages();
     for expected in ["index.html", "first-touch.html", "print.html"] {
         assert!(
             pages.iter().any(|p| p == expected),

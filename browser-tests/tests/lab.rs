@@ -17,7 +17,8 @@ use std::time::Duration;
 use anyhow::{ensure, Context, Result};
 use pagewalk_browser_tests::thirtyfour::prelude::*;
 use pagewalk_browser_tests::{
-    built_book as book, file_url, run_test as run, workspace_root, Browser, Mark,
+    any_mark_js, built_book as book, chart_css, ensure_charts, file_url, workspace_root, Browser,
+    Mark,
 };
 use serde_json::{json, Value};
 
@@ -28,63 +29,41 @@ const MODEL: &str = "lab-tlb-model";
 const NS_PER_PAGE: &str = "first-touch-ns-per-page";
 /// Long enough for a small experiment on a busy two-core machine.
 const RUN_TIMEOUT: Duration = Duration::from_secs(180);
+/// A mark predicate (see `any_mark_js`): drawn from this browser's results.
+const FROM_THE_BROWSER: &str = "m.dataset.role === 'browser'";
+/// The compare lab's "keep my results" checkbox.
+const KEEP: &str = "section.pw-lab[data-lab=\"compare\"] [name=\"keep\"]";
+
+/// The CSS selector of lab `lab`'s section.
+fn lab_css(lab: &str) -> String {
+    format!("section.pw-lab[data-lab=\"{lab}\"]")
+}
 
 /// Opens the chapter and waits for its charts and its labs to be wired.
 async fn open(browser: &Browser, url: &str) -> Result<()> {
-    browser.goto(url).await?;
-    let charts = browser.wait_for_charts().await?;
-    for chart in [FIRST_TOUCH, CHASE, MODEL, NS_PER_PAGE] {
-        ensure!(
-            charts.iter().any(|c| c == chart),
-            "{url}: no chart {chart} in {charts:?}"
-        );
-    }
+    let charts = browser.open_charts(url).await?;
+    ensure_charts(url, &charts, &[FIRST_TOUCH, CHASE, MODEL, NS_PER_PAGE])?;
     browser
         .wait_for("window.pagewalkLab && document.querySelector('section.pw-lab[data-lab=\"chase\"]').dataset.pwLabState === 'idle'")
         .await
         .context("the labs were not wired (theme/pagewalk-lab.js)")?;
     // The model draws on load, in its worker.
     browser
-        .wait_for_within(
-            &format!(
-                "document.querySelector('{}[data-role=\"browser\"]')",
-                marks_css(MODEL)
-            ),
-            RUN_TIMEOUT,
-        )
+        .wait_for_mark(MODEL, FROM_THE_BROWSER, RUN_TIMEOUT)
         .await
         .context("the TLB model did not draw")
 }
 
 /// Sets a lab's control (select or input) to `value`, as a reader would.
 async fn set(browser: &Browser, lab: &str, name: &str, value: &str) -> Result<()> {
-    let ok = browser
-        .eval_with(
-            "const el = document.querySelector(`section.pw-lab[data-lab=\"${arguments[0]}\"] [name=\"${arguments[1]}\"]`);
-             if (!el) return false;
-             el.value = arguments[2];
-             el.dispatchEvent(new Event('input', { bubbles: true }));
-             el.dispatchEvent(new Event('change', { bubbles: true }));
-             return el.value === arguments[2];",
-            vec![json!(lab), json!(name), json!(value)],
-        )
-        .await?;
-    ensure!(ok == json!(true), "{lab}: could not set {name} to {value}");
-    Ok(())
+    browser
+        .set_value(&format!("{} [name=\"{name}\"]", lab_css(lab)), value)
+        .await
 }
 
+/// Clicks a lab's button of class `button`.
 async fn click(browser: &Browser, lab: &str, button: &str) -> Result<()> {
-    browser
-        .driver()
-        .find(By::Css(format!(
-            "section.pw-lab[data-lab=\"{lab}\"] .{button}"
-        )))
-        .await
-        .with_context(|| format!("{lab}: no .{button}"))?
-        .click()
-        .await
-        .with_context(|| format!("{lab}: clicking .{button}"))?;
-    Ok(())
+    browser.click(&format!("{} .{button}", lab_css(lab))).await
 }
 
 fn state_is(lab: &str, states: &[&str]) -> String {
@@ -94,16 +73,11 @@ fn state_is(lab: &str, states: &[&str]) -> String {
     )
 }
 
+/// The text of a lab's element of class `class`.
 async fn lab_text(browser: &Browser, lab: &str, class: &str) -> Result<String> {
-    let v = browser
-        .eval_with(
-            "const e = document.querySelector(`section.pw-lab[data-lab=\"${arguments[0]}\"] .${arguments[1]}`);
-             return e ? e.textContent : null;",
-            vec![json!(lab), json!(class)],
-        )
-        .await?;
-    v.as_str()
-        .map(str::to_string)
+    browser
+        .text_of(&format!("{} .{class}", lab_css(lab)))
+        .await?
         .with_context(|| format!("{lab}: no .{class}"))
 }
 
@@ -136,14 +110,10 @@ fn by_role<'a>(marks: &'a [Mark], role: &str) -> Vec<&'a Mark> {
 
 fn assert_positive(chart: &str, marks: &[&Mark]) -> Result<()> {
     for m in marks {
+        m.ensure_accessible(chart)?;
         ensure!(
-            m.value.is_finite() && m.value >= 0.0 && m.tabindex.as_deref() == Some("0"),
-            "{chart}: a browser mark without a usable value: {m:?}"
-        );
-        let label = m.aria_label.as_deref().unwrap_or_default();
-        ensure!(
-            label.contains(&m.value_text),
-            "{chart}: label {label:?} lacks the value: {m:?}"
+            m.value >= 0.0,
+            "{chart}: a browser mark with a negative value: {m:?}"
         );
     }
     Ok(())
@@ -152,6 +122,38 @@ fn assert_positive(chart: &str, marks: &[&Mark]) -> Result<()> {
 /// The chase's region sizes for a bound in KiB: powers of two from 16 KiB.
 fn chase_sizes(max_kib: u64) -> usize {
     (4..=max_kib.ilog2()).count()
+}
+
+/// Runs first touch at its smallest plan: 16 MiB, once.
+async fn run_small_first_touch(browser: &Browser) -> Result<()> {
+    set(browser, "first-touch", "max-mib", "16").await?;
+    set(browser, "first-touch", "repetitions", "1").await?;
+    run_lab(browser, "first-touch").await
+}
+
+/// Runs the chase up to 1 MiB, three samples per size; returns its chart's
+/// marks, which must hold one browser mark per size.
+async fn run_small_chase(browser: &Browser) -> Result<Vec<Mark>> {
+    set(browser, "chase", "max-kib", "1024").await?;
+    set(browser, "chase", "samples", "3").await?;
+    run_lab(browser, "chase").await?;
+    let marks = browser.marks(CHASE).await?;
+    let mine = by_role(&marks, "browser");
+    ensure!(
+        mine.len() == chase_sizes(1024),
+        "{CHASE}: {} browser marks, one per size expected: {mine:?}",
+        mine.len()
+    );
+    Ok(marks)
+}
+
+/// Fails when a lab's worker is still alive after `what`.
+async fn ensure_no_live_workers(browser: &Browser, what: &str) -> Result<()> {
+    let live = browser
+        .eval("return window.pagewalkLab.liveWorkers();")
+        .await?;
+    ensure!(live == json!(0), "{live} lab workers outlived {what}");
+    Ok(())
 }
 
 #[test]
@@ -163,14 +165,11 @@ fn experiments_fill_their_charts() {
     let Some(book) = book("experiments_fill_their_charts") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
-        open(&browser, &book.server.url(CHAPTER)).await?;
+    book.with_browser(async |browser| {
+        open(browser, &book.server.url(CHAPTER)).await?;
 
         // First touch at the smallest plan: 16 MiB, once.
-        set(&browser, "first-touch", "max-mib", "16").await?;
-        set(&browser, "first-touch", "repetitions", "1").await?;
-        run_lab(&browser, "first-touch").await?;
+        run_small_first_touch(browser).await?;
         let marks = browser.marks(FIRST_TOUCH).await?;
         let mine = by_role(&marks, "browser");
         let names: BTreeSet<&str> = mine.iter().map(|m| m.series.as_str()).collect();
@@ -196,23 +195,15 @@ fn experiments_fill_their_charts() {
             !by_role(&marks, "run").is_empty(),
             "{FIRST_TOUCH}: the example run is gone"
         );
-        let summary = lab_text(&browser, "first-touch", "pw-lab-summary").await?;
+        let summary = lab_text(browser, "first-touch", "pw-lab-summary").await?;
         ensure!(
             summary.contains("timer step"),
             "first-touch summary: {summary}"
         );
 
         // The chase up to 1 MiB, three samples per size.
-        set(&browser, "chase", "max-kib", "1024").await?;
-        set(&browser, "chase", "samples", "3").await?;
-        run_lab(&browser, "chase").await?;
-        let marks = browser.marks(CHASE).await?;
+        let marks = run_small_chase(browser).await?;
         let mine = by_role(&marks, "browser");
-        ensure!(
-            mine.len() == chase_sizes(1024),
-            "{CHASE}: {} browser marks: {mine:?}",
-            mine.len()
-        );
         assert_positive(CHASE, &mine)?;
         ensure!(
             mine.iter().all(|m| m.value > 0.0),
@@ -225,7 +216,7 @@ fn experiments_fill_their_charts() {
             "staircase: {on_staircase} browser marks, the chase has {}",
             mine.len()
         );
-        let summary = lab_text(&browser, "chase", "pw-lab-summary").await?;
+        let summary = lab_text(browser, "chase", "pw-lab-summary").await?;
         let isolated = browser.eval("return self.crossOriginIsolated;").await?;
         let said = format!(
             "cross-origin isolated: {}",
@@ -258,17 +249,15 @@ fn experiments_fill_their_charts() {
             .iter()
             .position(|&v| v == 256)
             .context("256 entries on the slider")?;
-        set(&browser, "tlb-model", "entries", &at.to_string()).await?;
+        set(browser, "tlb-model", "entries", &at.to_string()).await?;
         browser
-            .wait_for_within(
-                &format!(
-                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series.startsWith('model: 256 entries'))",
-                    marks_css(MODEL)
-                ),
+            .wait_for_mark(
+                MODEL,
+                "m.dataset.series.startsWith('model: 256 entries')",
                 RUN_TIMEOUT,
             )
             .await?;
-        let reach = lab_text(&browser, "tlb-model", "pw-lab-reach").await?;
+        let reach = lab_text(browser, "tlb-model", "pw-lab-reach").await?;
         ensure!(
             reach.contains("reach 1 MiB"),
             "256 × 4 KiB should read reach 1 MiB: {reach}"
@@ -293,19 +282,9 @@ fn experiments_fill_their_charts() {
         let model = by_role(&browser.marks(MODEL).await?, "browser").len();
         ensure!(model > 0, "{MODEL}: no model marks");
 
-        ensure!(
-            browser
-                .eval("return window.pagewalkLab.liveWorkers();")
-                .await?
-                == json!(0)
-        );
-        browser.assert_clean().await?;
-        browser.quit().await
+        ensure_no_live_workers(browser, "the runs").await?;
+        Ok(())
     });
-}
-
-fn marks_css(chart: &str) -> String {
-    format!("figure.pw-chart[data-chart=\\\"{chart}\\\"] .pw-chart-plot svg [data-series]")
 }
 
 /// The committed example run.
@@ -364,17 +343,16 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
     let mut future: Value = serde_json::from_str(&text).unwrap();
     future["schema_version"] = json!(u32::MAX);
     std::fs::write(&newer, future.to_string()).unwrap();
-    run(async {
-        let browser = Browser::start().await?;
-        open(&browser, &book.server.url(CHAPTER)).await?;
-        let before = mark_counts(&browser).await?;
+    book.with_browser(async |browser| {
+        open(browser, &book.server.url(CHAPTER)).await?;
+        let before = mark_counts(browser).await?;
 
-        send_file(&browser, &example).await?;
+        send_file(browser, &example).await?;
         browser
-            .wait_for_within(
+            .wait_for_mark(
+                NS_PER_PAGE,
                 &format!(
-                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series === {} && m.dataset.role === 'file')",
-                    marks_css(NS_PER_PAGE),
+                    "m.dataset.series === {} && m.dataset.role === 'file'",
                     json!(name)
                 ),
                 RUN_TIMEOUT,
@@ -407,22 +385,20 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                 "{chart}: the file's values are not the run's: {file:?} vs {run_values:?}"
             );
             let table = browser
-                .eval_with(
-                    "return document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"] .pw-chart-data`).textContent;",
-                    vec![json!(chart)],
-                )
-                .await?;
+                .text_of(&format!("{} .pw-chart-data", chart_css(chart)))
+                .await?
+                .unwrap_or_default();
             ensure!(
-                table.as_str().unwrap_or_default().contains(&name),
+                table.contains(&name),
                 "{chart}: the data table does not list {name}"
             );
         }
-        let listed = lab_text(&browser, "compare", "pw-lab-files").await?;
+        let listed = lab_text(browser, "compare", "pw-lab-files").await?;
         ensure!(
             listed.contains(&name),
             "the file list does not show {name}: {listed}"
         );
-        let with_file = mark_counts(&browser).await?;
+        let with_file = mark_counts(browser).await?;
 
         // A corrupt file and a newer one: refused, named, nothing changes.
         for (path, expect) in [
@@ -432,7 +408,7 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                 vec!["from-the-future.json", "schema_version", "newer"],
             ),
         ] {
-            send_file(&browser, path).await?;
+            send_file(browser, path).await?;
             browser
                 .wait_for_within(
                     &format!(
@@ -443,7 +419,7 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                     RUN_TIMEOUT,
                 )
                 .await?;
-            let message = lab_text(&browser, "compare", "pw-lab-error").await?;
+            let message = lab_text(browser, "compare", "pw-lab-error").await?;
             for word in &expect {
                 ensure!(
                     message.contains(word),
@@ -452,7 +428,7 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                 );
             }
             ensure!(
-                mark_counts(&browser).await? == with_file,
+                mark_counts(browser).await? == with_file,
                 "a refused file changed the charts"
             );
         }
@@ -470,11 +446,9 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
             )
             .await?;
         browser
-            .wait_for_within(
-                &format!(
-                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series === 'dropped.json' && m.dataset.role === 'file')",
-                    marks_css(NS_PER_PAGE)
-                ),
+            .wait_for_mark(
+                NS_PER_PAGE,
+                "m.dataset.series === 'dropped.json' && m.dataset.role === 'file'",
                 RUN_TIMEOUT,
             )
             .await
@@ -487,19 +461,15 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
             .await?;
 
         // Remove takes the file off every chart again.
-        click(&browser, "compare", "pw-lab-remove").await?;
+        click(browser, "compare", "pw-lab-remove").await?;
         browser
-            .wait_for(&format!(
-                "!document.querySelector('{} [data-role=\"file\"]')",
-                "figure.pw-chart"
-            ))
+            .wait_for("!document.querySelector('figure.pw-chart [data-role=\"file\"]')")
             .await?;
         ensure!(
-            mark_counts(&browser).await? == before,
+            mark_counts(browser).await? == before,
             "removing the file did not restore the charts"
         );
-        browser.assert_clean().await?;
-        browser.quit().await
+        Ok(())
     });
 }
 
@@ -512,13 +482,12 @@ fn cancel_ends_a_long_run_and_the_page_stays_usable() {
     let Some(book) = book("cancel_ends_a_long_run_and_the_page_stays_usable") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
-        open(&browser, &book.server.url(CHAPTER)).await?;
-        set(&browser, "chase", "max-kib", "1048576").await?;
-        set(&browser, "chase", "samples", "9").await?;
-        set(&browser, "chase", "time-cap-s", "600").await?;
-        click(&browser, "chase", "pw-lab-run").await?;
+    book.with_browser(async |browser| {
+        open(browser, &book.server.url(CHAPTER)).await?;
+        set(browser, "chase", "max-kib", "1048576").await?;
+        set(browser, "chase", "samples", "9").await?;
+        set(browser, "chase", "time-cap-s", "600").await?;
+        click(browser, "chase", "pw-lab-run").await?;
         browser
             .wait_for_within(
                 "window.pagewalkLab.liveWorkers() === 1 && window.pagewalkLab.running().includes('chase')
@@ -527,17 +496,11 @@ fn cancel_ends_a_long_run_and_the_page_stays_usable() {
             )
             .await
             .context("the long chase did not start")?;
-        click(&browser, "chase", "pw-lab-cancel").await?;
+        click(browser, "chase", "pw-lab-cancel").await?;
         browser.wait_for(&state_is("chase", &["idle"])).await?;
-        ensure!(
-            browser
-                .eval("return window.pagewalkLab.liveWorkers();")
-                .await?
-                == json!(0),
-            "a worker outlived Cancel"
-        );
+        ensure_no_live_workers(browser, "Cancel").await?;
         ensure!(browser.eval("return window.pagewalkLab.running();").await? == json!([]));
-        let status = lab_text(&browser, "chase", "pw-lab-status").await?;
+        let status = lab_text(browser, "chase", "pw-lab-status").await?;
         ensure!(
             status.contains("Cancelled"),
             "status after cancel: {status}"
@@ -551,22 +514,16 @@ fn cancel_ends_a_long_run_and_the_page_stays_usable() {
         );
 
         // Still usable: the model answers its slider, a new run completes.
-        set(&browser, "tlb-model", "page-bytes", "2097152").await?;
+        set(browser, "tlb-model", "page-bytes", "2097152").await?;
         browser
-            .wait_for_within(
-                &format!(
-                    "[...document.querySelectorAll('{}')].some(m => m.dataset.series.includes('2 MiB pages'))",
-                    marks_css(MODEL)
-                ),
+            .wait_for_mark(
+                MODEL,
+                "m.dataset.series.includes('2 MiB pages')",
                 RUN_TIMEOUT,
             )
             .await?;
-        set(&browser, "chase", "max-kib", "1024").await?;
-        set(&browser, "chase", "samples", "3").await?;
-        run_lab(&browser, "chase").await?;
-        ensure!(by_role(&browser.marks(CHASE).await?, "browser").len() == chase_sizes(1024));
-        browser.assert_clean().await?;
-        browser.quit().await
+        run_small_chase(browser).await?;
+        Ok(())
     });
 }
 
@@ -579,9 +536,8 @@ fn a_refused_grow_is_reported_in_the_page() {
     let Some(book) = book("a_refused_grow_is_reported_in_the_page") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
-        open(&browser, &book.server.url(CHAPTER)).await?;
+    book.with_browser(async |browser| {
+        open(browser, &book.server.url(CHAPTER)).await?;
         // 4 GiB on top of what the worker has is past WebAssembly's 32-bit
         // limit: memory.grow must fail, whatever the machine has.
         browser
@@ -593,29 +549,21 @@ fn a_refused_grow_is_reported_in_the_page() {
         browser
             .wait_for_within(&state_is("first-touch", &["error", "done"]), RUN_TIMEOUT)
             .await?;
-        let message = lab_text(&browser, "first-touch", "pw-lab-error").await?;
+        let message = lab_text(browser, "first-touch", "pw-lab-error").await?;
         ensure!(
             message.contains("memory.grow") && message.contains("4 GiB"),
             "the refused grow should be named in the page: {message:?}"
         );
-        ensure!(
-            browser
-                .eval("return window.pagewalkLab.liveWorkers();")
-                .await?
-                == json!(0)
-        );
+        ensure_no_live_workers(browser, "the refused grow").await?;
         // The page is unharmed: the charts are drawn and a small run works.
         browser.wait_for_charts().await?;
-        set(&browser, "first-touch", "max-mib", "16").await?;
-        set(&browser, "first-touch", "repetitions", "1").await?;
-        run_lab(&browser, "first-touch").await?;
-        let error = lab_text(&browser, "first-touch", "pw-lab-error").await?;
+        run_small_first_touch(browser).await?;
+        let error = lab_text(browser, "first-touch", "pw-lab-error").await?;
         ensure!(
             error.is_empty(),
             "the error stayed after a good run: {error}"
         );
-        browser.assert_clean().await?;
-        browser.quit().await
+        Ok(())
     });
 }
 
@@ -628,14 +576,10 @@ fn labs_work_from_file_urls_and_keep_results_only_when_asked() {
     let Some(book) = book("labs_work_from_file_urls_and_keep_results_only_when_asked") else {
         return;
     };
-    run(async {
-        let browser = Browser::start().await?;
+    book.with_browser(async |browser| {
         let url = file_url(&book.dir.join(CHAPTER))?;
-        open(&browser, &url).await?;
-        set(&browser, "chase", "max-kib", "1024").await?;
-        set(&browser, "chase", "samples", "3").await?;
-        run_lab(&browser, "chase").await?;
-        ensure!(by_role(&browser.marks(CHASE).await?, "browser").len() == chase_sizes(1024));
+        open(browser, &url).await?;
+        run_small_chase(browser).await?;
         let stored = "(() => { try { return localStorage.getItem('pagewalk-lab-results-v1'); } catch (_) { return null; } })()";
         ensure!(
             browser.eval(&format!("return {stored};")).await? == Value::Null,
@@ -643,33 +587,18 @@ fn labs_work_from_file_urls_and_keep_results_only_when_asked() {
         );
 
         // Ticked: kept, and back after a reload. Unticked: gone.
-        browser
-            .driver()
-            .find(By::Css(
-                "section.pw-lab[data-lab=\"compare\"] [name=\"keep\"]",
-            ))
-            .await?
-            .click()
-            .await?;
+        browser.click(KEEP).await?;
         browser.wait_for(&format!("{stored} !== null")).await?;
-        open(&browser, &url).await?;
+        open(browser, &url).await?;
         browser
             .wait_for(&format!(
-                "document.querySelector('{}[data-role=\"browser\"]') && document.querySelector('[name=\"keep\"]').checked",
-                marks_css(CHASE)
+                "{} && document.querySelector('[name=\"keep\"]').checked",
+                any_mark_js(CHASE, FROM_THE_BROWSER)
             ))
             .await
             .context("kept results did not come back after a reload")?;
-        browser
-            .driver()
-            .find(By::Css(
-                "section.pw-lab[data-lab=\"compare\"] [name=\"keep\"]",
-            ))
-            .await?
-            .click()
-            .await?;
+        browser.click(KEEP).await?;
         browser.wait_for(&format!("{stored} === null")).await?;
-        browser.assert_clean().await?;
-        browser.quit().await
+        Ok(())
     });
 }
