@@ -3,48 +3,36 @@
 
 use pagewalk_model::{AllocPath, RunFile};
 
-use super::bars::{category_bars, reported, source_names, sources};
-use super::points::percentile_point;
-use crate::spec::{Axis, Category, ChartKind, ChartSpec};
+use super::bars::{percentile_bars, source_names, sources};
+use crate::spec::{Axis, Category, ChartSpec};
 
 pub fn alloc_latency(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     let sources = sources(run, reference);
-    let paths = reported(AllocPath::ALL, &sources, RunFile::alloc, |a, p| {
-        a.path(p).is_some()
-    });
-    let bars = category_bars(
+    let bars = percentile_bars(
         &sources,
         pagewalk_model::alloc::EXPERIMENT,
         RunFile::alloc,
-        &paths,
+        AllocPath::ALL,
         |p| Category::new(p.name(), p.label()),
         |a, p| {
-            let r = a.path(p);
-            percentile_point(
-                p.name(),
-                r.and_then(|r| r.latency.as_ref()),
-                r.and_then(|r| r.skipped.as_deref()),
-            )
+            a.path(p)
+                .map(|r| (r.latency.as_ref(), r.skipped.as_deref()))
         },
     );
-    ChartSpec {
-        id: "alloc-latency".to_string(),
-        title: "malloc + free, by allocator path".to_string(),
-        description: format!(
+    bars.chart(
+        "alloc-latency",
+        "malloc + free, by allocator path",
+        format!(
             "nanoseconds per allocation and free on each path, median with a whisker to p99, {}",
             source_names(&sources)
         ),
-        kind: ChartKind::Bars,
-        x: Axis::linear("allocator path", ""),
-        y: Axis::log(
+        "allocator path",
+        Axis::log(
             "ns per malloc + free (p50, whisker to p99; log scale)",
             "ns",
         )
         .with_whiskers("p50", "p99"),
-        categories: bars.categories,
-        series: bars.series,
-        note: bars.note,
-    }
+    )
 }
 
 #[cfg(test)]

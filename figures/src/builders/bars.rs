@@ -2,11 +2,11 @@
 //! the categories some source reports, one series per source with a point
 //! per category, and a note naming each source that lacks the experiment.
 
-use pagewalk_model::RunFile;
+use pagewalk_model::{Latency, RunFile};
 
-use super::points::missing_reason;
+use super::points::{missing_reason, percentile_point};
 use super::{role, series_name};
-use crate::spec::{Category, Point, Series};
+use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
 
 /// The run, then the reference if there is one: the order of the series.
 pub fn sources<'a>(run: &'a RunFile, reference: Option<&'a RunFile>) -> Vec<&'a RunFile> {
@@ -50,6 +50,60 @@ pub struct Bars {
     pub categories: Vec<Category>,
     pub series: Vec<Series>,
     pub note: Option<String>,
+}
+
+impl Bars {
+    /// The bar chart `id` of these bars: `groups` names the category axis,
+    /// `y` is the value axis.
+    pub fn chart(
+        self,
+        id: &str,
+        title: &str,
+        description: String,
+        groups: &str,
+        y: Axis,
+    ) -> ChartSpec {
+        ChartSpec {
+            id: id.to_string(),
+            title: title.to_string(),
+            description,
+            kind: ChartKind::Bars,
+            x: Axis::linear(groups, ""),
+            y,
+            categories: self.categories,
+            series: self.series,
+            note: self.note,
+        }
+    }
+}
+
+/// [`category_bars`] of p50 with a whisker to p99 for those of `all` some
+/// source reports; `row` finds a category's latency and skip reason in a
+/// source's results (`None`: not reported).
+pub fn percentile_bars<'a, R: 'a, C: Copy>(
+    sources: &[&'a RunFile],
+    experiment: &str,
+    results: impl Fn(&'a RunFile) -> Option<&'a R>,
+    all: impl IntoIterator<Item = C>,
+    category: impl Fn(C) -> Category,
+    row: impl Fn(&R, C) -> Option<(Option<&Latency>, Option<&str>)>,
+) -> Bars {
+    let reported = reported(all, sources, &results, |r, c| row(r, c).is_some());
+    category_bars(
+        sources,
+        experiment,
+        results,
+        &reported,
+        &category,
+        |r, c| {
+            let row = row(r, c);
+            percentile_point(
+                &category(c).key,
+                row.and_then(|(latency, _)| latency),
+                row.and_then(|(_, skipped)| skipped),
+            )
+        },
+    )
 }
 
 /// One series per source with `point(results, c)` for each of

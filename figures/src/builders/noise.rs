@@ -5,7 +5,7 @@
 use pagewalk_model::{ComparisonKind, Condition, NoiseResults, RunFile};
 
 use super::bars::{category_bars, source_names, sources};
-use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point};
+use crate::spec::{Axis, Category, ChartSpec, Point};
 
 /// One bar: a batch's spread or a comparison's difference.
 #[derive(Clone, Copy)]
@@ -96,20 +96,16 @@ pub fn noise_spread(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
             }
         },
     );
-    ChartSpec {
-        id: "noise-spread".to_string(),
-        title: "Run-to-run noise: pinned, unpinned, A vs A".to_string(),
-        description: format!(
+    bars.chart(
+        "noise-spread",
+        "Run-to-run noise: pinned, unpinned, A vs A",
+        format!(
             "how far apart the runs of each batch are (slowest over fastest), and how far apart the medians of two batches are, in percent; {}",
             source_names(&sources)
         ),
-        kind: ChartKind::Bars,
-        x: Axis::linear("batch or comparison", ""),
-        y: Axis::log("percent apart (log scale)", "%"),
-        categories: bars.categories,
-        series: bars.series,
-        note: bars.note,
-    }
+        "batch or comparison",
+        Axis::log("percent apart (log scale)", "%"),
+    )
 }
 
 #[cfg(test)]

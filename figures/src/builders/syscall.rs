@@ -3,45 +3,30 @@
 
 use pagewalk_model::{RunFile, SyscallOp};
 
-use super::bars::{category_bars, reported, source_names, sources};
-use super::points::percentile_point;
-use crate::spec::{Axis, Category, ChartKind, ChartSpec};
+use super::bars::{percentile_bars, source_names, sources};
+use crate::spec::{Axis, Category, ChartSpec};
 
 pub fn syscall_floor(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     let sources = sources(run, reference);
-    let ops = reported(SyscallOp::ALL, &sources, RunFile::syscall, |r, o| {
-        r.op(o).is_some()
-    });
-    let bars = category_bars(
+    let bars = percentile_bars(
         &sources,
         pagewalk_model::syscall::EXPERIMENT,
         RunFile::syscall,
-        &ops,
+        SyscallOp::ALL,
         |o| Category::new(o.name(), o.label()),
-        |r, o| {
-            let r = r.op(o);
-            percentile_point(
-                o.name(),
-                r.and_then(|r| r.latency.as_ref()),
-                r.and_then(|r| r.skipped.as_deref()),
-            )
-        },
+        |r, o| r.op(o).map(|r| (r.latency.as_ref(), r.skipped.as_deref())),
     );
-    ChartSpec {
-        id: "syscall-floor".to_string(),
-        title: "The syscall floor: ns per operation".to_string(),
-        description: format!(
+    bars.chart(
+        "syscall-floor",
+        "The syscall floor: ns per operation",
+        format!(
             "median nanoseconds per call with a whisker to p99: vDSO clock, getpid, open and close, getpid under strace, a thread wake-up; {}",
             source_names(&sources)
         ),
-        kind: ChartKind::Bars,
-        x: Axis::linear("operation", ""),
-        y: Axis::log("ns per call (p50, whisker to p99; log scale)", "ns")
+        "operation",
+        Axis::log("ns per call (p50, whisker to p99; log scale)", "ns")
             .with_whiskers("p50", "p99"),
-        categories: bars.categories,
-        series: bars.series,
-        note: bars.note,
-    }
+    )
 }
 
 #[cfg(test)]
