@@ -331,13 +331,7 @@ mod tests {
     use crate::{TimerInfo, KIB};
 
     fn example() -> RunFile {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example");
-        let path = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "json"))
-            .expect("an example run");
-        pagewalk_model::read_run(&path).unwrap()
+        pagewalk_model::read_run(&crate::example_run_path()).unwrap()
     }
 
     #[test]

@@ -131,6 +131,17 @@ pub fn size_label(bytes: u64) -> String {
 pub const KIB: u64 = 1024;
 pub const MIB: u64 = 1024 * 1024;
 
+/// The committed example run, for tests that need a real collector file.
+#[cfg(test)]
+pub(crate) fn example_run_path() -> std::path::PathBuf {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("an example run in data/example")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

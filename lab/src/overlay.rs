@@ -156,12 +156,7 @@ mod tests {
     use pagewalk_figures::{Axis, ChartKind, Point};
 
     fn example_text() -> (String, String) {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example");
-        let path = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "json"))
-            .expect("an example run");
+        let path = crate::example_run_path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         (name, std::fs::read_to_string(path).unwrap())
     }
