@@ -11,7 +11,34 @@ Examples:
   collector run --all                      everything, default sizes, into data/runs/
   collector run first-touch --quick        64 MiB, one repetition: a first look
   collector run first-touch --size 256M --reps 5 --modes nohugepage,hugepage
-  collector validate data/runs/*.json      check files against the data model";
+  collector validate data/runs             check every run file in a folder against the data model
+  collector compare A.json B.json          faster, slower or within noise, figure by figure
+  collector inspect 1234 --for 10s         which symptoms a running process shows";
+
+const COMPARE_NOTES: &str = "\
+Every run after the first is held against the first. Differences in setup
+(machine, kernel, THP, quick or full) are listed first; a figure measured
+with other sizes or modes is not compared, and the output says why. A
+difference no larger than the noise (each run's repetition spread of that
+figure, each run's A-vs-A floor from its noise experiment) is \"within
+noise\", never faster or slower.
+
+Examples:
+  collector compare data/example/*.json data/runs/*.json
+  collector compare before.json after.json --format markdown   paste into a pull request
+  collector compare a.json b.json c.json --format json";
+
+const INSPECT_NOTES: &str = "\
+Reads /proc only: no ptrace, no signal, nothing in the process or the
+system changes. For each row of the book's symptom table it says present,
+absent or cannot tell (with the reason), with the counters behind it, and
+writes a run file holding the timeline. Exit status 0 when the file was
+written, 1 on an error (no such process, not permitted, --for 0).
+
+Examples:
+  collector inspect $(pidof myserver)
+  collector inspect 1234 --for 30s --interval 250ms
+  collector inspect 1234 --out /tmp/inspections";
 
 const RUN_NOTES: &str = "\
 Exit status: 0 when the run file was written (a failed check is a finding
@@ -42,11 +69,25 @@ pub enum Command {
     /// Run experiments and write one JSON run file.
     #[command(after_help = RUN_NOTES)]
     Run(RunArgs),
-    /// Check run files against the data model; names the file and field on error.
+    /// Check run files (or every run file in a folder) against the data
+    /// model; names the file and field on error, and reports partial files
+    /// left by killed runs.
     Validate {
-        #[arg(required = true, value_name = "FILE")]
+        #[arg(required = true, value_name = "FILE|DIR")]
         files: Vec<PathBuf>,
     },
+    /// Hold run files against the first: faster, slower or within noise.
+    #[command(after_help = COMPARE_NOTES)]
+    Compare {
+        /// Run files; the first is the baseline.
+        #[arg(required = true, num_args = 2.., value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: CompareFormat,
+    },
+    /// Watch a running process through /proc and say which symptoms it shows.
+    #[command(after_help = INSPECT_NOTES)]
+    Inspect(InspectArgs),
     /// Internal: one measurement in a fresh process, printed as JSON for the
     /// collector that started it (under strace, or with mallopt settings that
     /// must not touch the collector's own allocator).
@@ -55,6 +96,49 @@ pub enum Command {
         #[command(subcommand)]
         probe: Probe,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// A table for the terminal.
+    Text,
+    /// Ready to paste into a pull request or a ticket.
+    Markdown,
+    /// The comparison as data.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The process to watch.
+    pub pid: u32,
+    /// How long to watch, e.g. 10s, 500ms, 1m.
+    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    pub duration: std::time::Duration,
+    /// Time between samples.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
+    pub interval: std::time::Duration,
+    /// Directory for the run file.
+    #[arg(long, value_name = "DIR", default_value = "data/runs")]
+    pub out: PathBuf,
+}
+
+/// `10s`, `100ms`, `1m 30s`; zero is refused (nothing would be measured).
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    if let Ok(n) = text.trim().parse::<u64>() {
+        return Err(match n {
+            0 => "must be longer than zero: nothing would be measured".into(),
+            _ => format!("`{n}` needs a unit: {n}s or {n}ms"),
+        });
+    }
+    let d: jiff::SignedDuration = text
+        .parse()
+        .map_err(|e| format!("{e} (try 10s or 250ms)"))?;
+    let d = std::time::Duration::try_from(d).map_err(|_| "must not be negative".to_string())?;
+    if d.is_zero() {
+        return Err("must be longer than zero: nothing would be measured".into());
+    }
+    Ok(d)
 }
 
 /// What `collector probe` measures.
@@ -181,6 +265,36 @@ fn parse_mode(text: &str) -> Result<Mode, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations() {
+        use std::time::Duration;
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_duration("1m 30s"), Ok(Duration::from_secs(90)));
+        assert!(parse_duration("0s")
+            .unwrap_err()
+            .contains("longer than zero"));
+        assert!(parse_duration("0")
+            .unwrap_err()
+            .contains("longer than zero"));
+        assert!(parse_duration("5").unwrap_err().contains("5s"));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn compare_needs_two_files() {
+        assert!(Cli::try_parse_from(["collector", "compare", "a.json"]).is_err());
+        let cli = Cli::try_parse_from(["collector", "compare", "a", "b", "--format", "markdown"]);
+        assert!(matches!(
+            cli.unwrap().command,
+            Command::Compare {
+                format: CompareFormat::Markdown,
+                ..
+            }
+        ));
+    }
 
     #[test]
     fn sizes_are_binary() {

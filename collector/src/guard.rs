@@ -14,23 +14,63 @@ pub struct Allowance {
     pub note: Option<String>,
 }
 
+/// Memory left under this process's cgroup limit: the limit, and what the
+/// cgroup already uses (this process's earlier experiments included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cgroup {
+    pub limit: u64,
+    pub used: u64,
+}
+
+impl Cgroup {
+    fn headroom(&self) -> u64 {
+        self.limit.saturating_sub(self.used)
+    }
+}
+
 /// Scales `requested` down to at most a quarter of `mem_available` and of
-/// `cgroup_limit`, rounded down to [`GRANULE`]. `None` when not even one
-/// granule fits.
-pub fn allow(requested: u64, mem_available: u64, cgroup_limit: Option<u64>) -> Option<Allowance> {
+/// the cgroup's headroom, rounded down to [`GRANULE`]. `Err` says why
+/// nothing can be measured: the request itself is under one granule, or
+/// not one granule fits.
+pub fn allow(
+    requested: u64,
+    mem_available: u64,
+    cgroup: Option<Cgroup>,
+) -> Result<Allowance, String> {
+    if requested < GRANULE {
+        return Err(format!(
+            "the size asked for ({}) is under {}, the smallest size measured (whole 2 MiB huge pages)",
+            human(requested),
+            human(GRANULE)
+        ));
+    }
     let mut limits = vec![(
         mem_available / 4,
-        "a quarter of MemAvailable",
+        "a quarter of MemAvailable".to_string(),
         mem_available,
     )];
-    if let Some(limit) = cgroup_limit {
-        limits.push((limit / 4, "a quarter of the cgroup memory limit", limit));
+    if let Some(c) = cgroup {
+        limits.push((
+            c.headroom() / 4,
+            format!(
+                "a quarter of what the cgroup memory limit ({}) leaves free",
+                human(c.limit)
+            ),
+            c.headroom(),
+        ));
     }
-    let (cap, why, of) = limits.into_iter().min_by_key(|l| l.0)?;
+    let (cap, why, of) = limits
+        .into_iter()
+        .min_by_key(|l| l.0)
+        .expect("MemAvailable is always a limit");
     let wanted = requested / GRANULE * GRANULE;
     let bytes = wanted.min(cap / GRANULE * GRANULE);
     if bytes == 0 {
-        return None;
+        return Err(format!(
+            "not even {} fits in {why} ({})",
+            human(GRANULE),
+            human(of)
+        ));
     }
     let note = (bytes < requested).then(|| {
         if bytes < wanted {
@@ -49,30 +89,24 @@ pub fn allow(requested: u64, mem_available: u64, cgroup_limit: Option<u64>) -> O
             )
         }
     });
-    Some(Allowance { bytes, note })
+    Ok(Allowance { bytes, note })
 }
 
-/// [`allow`] against this moment's `MemAvailable`. The inner `Err` is why
-/// nothing fits (a skip, not a failure); the outer one an unreadable
+/// [`allow`] against this moment's `MemAvailable` and cgroup usage, so
+/// memory an earlier experiment still holds is counted. The inner `Err` is
+/// why nothing fits (a skip, not a failure); the outer one an unreadable
 /// `/proc/meminfo`.
-pub fn allow_now(
-    requested: u64,
-    cgroup_limit: Option<u64>,
-) -> Result<Result<Allowance, String>, String> {
+pub fn allow_now(requested: u64) -> Result<Result<Allowance, String>, String> {
     let meminfo = crate::procfs::read_meminfo().map_err(|e| format!("/proc/meminfo: {e}"))?;
     let available = meminfo
         .get("MemAvailable")
         .ok_or("/proc/meminfo has no MemAvailable")?
         * 1024;
-    Ok(allow(requested, available, cgroup_limit).ok_or_else(|| {
-        let cgroup = cgroup_limit.map_or(String::new(), |l| {
-            format!(" or of the cgroup limit ({})", human(l))
-        });
-        format!(
-            "not even 2 MiB fits in a quarter of MemAvailable ({}){cgroup}",
-            human(available)
-        )
-    }))
+    Ok(allow(
+        requested,
+        available,
+        crate::machine::cgroup::memory_headroom(),
+    ))
 }
 
 /// Binary units, trimmed: `1 GiB`, `64 MiB`, `1.5 GiB`.
@@ -118,9 +152,33 @@ mod tests {
 
     #[test]
     fn the_tighter_cgroup_limit_wins() {
-        let a = allow(GIB, 24 * GIB, Some(GIB)).unwrap();
+        let cg = Cgroup {
+            limit: GIB,
+            used: 0,
+        };
+        let a = allow(GIB, 24 * GIB, Some(cg)).unwrap();
         assert_eq!(a.bytes, 256 * MIB);
         assert!(a.note.unwrap().contains("cgroup"));
+    }
+
+    #[test]
+    fn memory_the_cgroup_already_uses_is_not_offered_again() {
+        // A 64 MiB cgroup of which the collector already holds 40 MiB:
+        // a quarter of the 24 MiB left is 6 MiB.
+        let cg = Cgroup {
+            limit: 64 * MIB,
+            used: 40 * MIB,
+        };
+        assert_eq!(allow(GIB, 24 * GIB, Some(cg)).unwrap().bytes, 6 * MIB);
+        let full = Cgroup {
+            limit: 64 * MIB,
+            used: 60 * MIB,
+        };
+        let why = allow(GIB, 24 * GIB, Some(full)).unwrap_err();
+        assert!(
+            why.contains("cgroup memory limit (64 MiB) leaves free (4 MiB)"),
+            "{why}"
+        );
     }
 
     #[test]
@@ -133,9 +191,13 @@ mod tests {
     }
 
     #[test]
-    fn nothing_fits() {
-        assert_eq!(allow(GIB, 4 * MIB, None), None);
-        assert_eq!(allow(MIB, 24 * GIB, None), None);
+    fn nothing_fits_and_says_why() {
+        let why = allow(GIB, 4 * MIB, None).unwrap_err();
+        assert!(why.contains("a quarter of MemAvailable (4 MiB)"), "{why}");
+        // A request under one granule is the request's fault, not memory's.
+        let why = allow(MIB, 24 * GIB, None).unwrap_err();
+        assert!(why.contains("(1 MiB) is under 2 MiB"), "{why}");
+        assert!(!why.contains("MemAvailable"), "{why}");
     }
 
     #[test]

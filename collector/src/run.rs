@@ -11,11 +11,9 @@ use crate::cli::RunArgs;
 use crate::experiments::{self, Env, Experiment};
 use crate::{interrupt, machine, output};
 
-/// Exit status after Ctrl-C, as a shell reports death by SIGINT.
-const EXIT_INTERRUPTED: u8 = 130;
-
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     let chosen = choose(args)?;
+    let total = chosen.len();
     interrupt::install()?;
     let started = jiff::Timestamp::now();
     let run_id = run_id(started);
@@ -36,7 +34,9 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
         }
         records.push(experiment.run(&env));
     }
-    let interrupted = interrupt::requested();
+    // A signal that arrived after the last experiment finished cut nothing.
+    let interrupted =
+        interrupt::received().filter(|_| records.len() < total || cut_short(&records));
     let failed = records.iter().any(|r| r.status == Status::Failed);
 
     let run = RunFile {
@@ -48,16 +48,19 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
             finished_utc: Some(jiff::Timestamp::now().to_string()),
             quick: args.quick,
             command,
-            interrupted,
+            interrupted: interrupted.is_some(),
         },
         machine: Some(machine),
         experiments: records,
     };
     let path = output::json::write_new(&args.out, &run_id, &run)?;
     print!("{}", output::summary::render(&run, &path));
-    Ok(if interrupted {
-        println!("Interrupted: the file holds what finished before Ctrl-C.");
-        ExitCode::from(EXIT_INTERRUPTED)
+    Ok(if let Some(signal) = interrupted {
+        println!(
+            "Interrupted by {}: the file holds what finished before it.",
+            interrupt::name(signal)
+        );
+        ExitCode::from(interrupt::exit_status(signal))
     } else if failed {
         ExitCode::FAILURE
     } else {
@@ -65,9 +68,13 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     })
 }
 
+fn cut_short(records: &[pagewalk_model::ExperimentRecord]) -> bool {
+    records.iter().any(|r| r.status == Status::Interrupted)
+}
+
 /// `0.1.0 (release, rustc 1.95.0 ...)`: the build is part of what was
 /// measured (see build.rs).
-fn collector_version() -> String {
+pub(crate) fn collector_version() -> String {
     format!(
         "{} ({}, {})",
         env!("CARGO_PKG_VERSION"),
@@ -96,19 +103,41 @@ fn choose(args: &RunArgs) -> Result<Vec<&'static Experiment>, String> {
 
 /// `20261130T081502Z-3f9a1c`: sorts by time; the random suffix keeps two
 /// runs started in the same second apart.
-fn run_id(started: jiff::Timestamp) -> String {
+pub(crate) fn run_id(started: jiff::Timestamp) -> String {
     let stamp = started.strftime("%Y%m%dT%H%M%SZ");
     let suffix = RandomState::new().hash_one(std::process::id()) & 0xff_ffff;
     format!("{stamp}-{suffix:06x}")
 }
 
-pub fn validate(files: &[impl AsRef<Path>]) -> ExitCode {
+/// `collector validate FILE|DIR...`: every file through the model; a
+/// folder means its `*.json`. Temporary files left by killed runs in the
+/// folders seen are reported (the next run removes them); they do not make
+/// the files invalid.
+pub fn validate(paths: &[impl AsRef<Path>]) -> ExitCode {
     let mut ok = true;
-    for file in files {
-        match pagewalk_model::read_run(file.as_ref()) {
+    let mut files = Vec::new();
+    let mut dirs = std::collections::BTreeSet::new();
+    for path in paths.iter().map(AsRef::as_ref) {
+        if path.is_dir() {
+            dirs.insert(path.to_path_buf());
+            match json_files(path) {
+                Ok(found) => files.extend(found),
+                Err(e) => {
+                    eprintln!("{}: cannot list: {e}", path.display());
+                    ok = false;
+                }
+            }
+        } else {
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            dirs.insert(parent.unwrap_or(Path::new(".")).to_path_buf());
+            files.push(path.to_path_buf());
+        }
+    }
+    for file in &files {
+        match pagewalk_model::read_run(file) {
             Ok(run) => println!(
                 "{}: ok ({}, {} experiments)",
-                file.as_ref().display(),
+                file.display(),
                 run.label(),
                 run.experiments.len()
             ),
@@ -118,11 +147,29 @@ pub fn validate(files: &[impl AsRef<Path>]) -> ExitCode {
             }
         }
     }
+    for stale in dirs.iter().flat_map(|d| output::json::stale_temp_files(d)) {
+        let who = stale
+            .pid
+            .map_or("a run".to_string(), |p| format!("run process {p}"));
+        eprintln!(
+            "{}: warning: a partial file left by {who}, which no longer runs (killed mid-write); the next `collector run` into this folder removes it",
+            stale.path.display()
+        );
+    }
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+fn json_files(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -200,6 +200,18 @@ impl ValueScale {
         if let Some(m) = axis.max {
             hi = m;
         }
+        // A fixed end from the spec is data too: keep the domain finite and,
+        // on a log axis, positive, whatever it says.
+        if !(lo.is_finite() && hi.is_finite()) || (log && lo <= 0.0) {
+            (lo, hi) = if log { (1.0, 10.0) } else { (0.0, 1.0) };
+        }
+        // Far beyond any measurement, but every step below stays finite.
+        let (floor, ceil) = if log {
+            (1e-300, 1e300)
+        } else {
+            (-1e300, 1e300)
+        };
+        (lo, hi) = (lo.clamp(floor, ceil), hi.clamp(floor, ceil));
         let bytes = log && axis.unit == "bytes";
         if bytes {
             lo = 2f64.powf(lo.log2().floor());
@@ -246,7 +258,12 @@ impl ValueScale {
         } else {
             (v - self.lo) / (self.hi - self.lo)
         };
-        self.px0 + t.clamp(-0.02, 1.02) * (self.px1 - self.px0)
+        let t = if t.is_nan() {
+            0.0
+        } else {
+            t.clamp(-0.02, 1.02)
+        };
+        self.px0 + t * (self.px1 - self.px0)
     }
 
     /// Whether `v` can be placed on this scale.
@@ -302,21 +319,55 @@ pub fn nice_step(range: f64, target: f64) -> f64 {
     f * mag
 }
 
+/// Most ticks any axis draws. The tick functions never loop further than
+/// this, whatever values they are given: a hostile or broken file can make
+/// an axis span 600 decades, and the work must still follow the number of
+/// ticks drawn, not the values.
+const MAX_TICKS: usize = 24;
+
 pub fn linear_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {
     let step = nice_step(hi - lo, target);
+    if !(step.is_finite() && step > 0.0 && lo.is_finite() && hi.is_finite()) {
+        return Vec::new();
+    }
     let first = (lo / step).ceil() as i64;
     let last = (hi / step + 1e-9).floor() as i64;
-    (first..=last).map(|i| i as f64 * step).collect()
+    (first..=last)
+        .take(MAX_TICKS)
+        .map(|i| i as f64 * step)
+        .collect()
+}
+
+/// Integer exponents from `a` to `b`, every `every(span)`-th one counted
+/// from `a` (or from multiples of it when `aligned`), at most
+/// [`MAX_TICKS`] of them.
+fn exponents(a: f64, b: f64, aligned: bool, every: impl Fn(i32) -> i32) -> Vec<i32> {
+    // Exponents beyond ±1100 (even of two) mean a broken axis end.
+    let clamp = |x: f64| {
+        if x.is_nan() {
+            0
+        } else {
+            x.clamp(-1100.0, 1100.0) as i32
+        }
+    };
+    let (a, b) = (clamp(a), clamp(b));
+    if b < a {
+        return Vec::new();
+    }
+    let every = every(b - a).max((b - a) / MAX_TICKS as i32 + 1);
+    let base = if aligned { 0 } else { a };
+    (a..=b)
+        .filter(|k| (k - base).rem_euclid(every) == 0)
+        .take(MAX_TICKS)
+        .collect()
 }
 
 /// Powers of ten from `lo` to `hi` (both taken as powers of ten); when
 /// that is more than ten decades, every other one.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let a = lo.log10().round() as i32;
-    let b = hi.log10().round() as i32;
-    let every = if b - a > 10 { 2 } else { 1 };
-    (a..=b)
-        .filter(|k| (k - a) % every == 0)
+    let every = |span| if span > 10 { 2 } else { 1 };
+    exponents(lo.log10().round(), hi.log10().round(), false, every)
+        .into_iter()
         .map(|k| 10f64.powi(k))
         .collect()
 }
@@ -324,13 +375,14 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
 /// Powers of two from `lo` to `hi`, spaced so that at most eight are drawn
 /// (every ×2, ×4, ×16 or ×1024).
 pub fn byte_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let (a, b) = (lo.log2().ceil() as i32, hi.log2().floor() as i32);
-    let every = [1, 2, 4, 10]
+    let every = |span| {
+        [1, 2, 4, 10]
+            .into_iter()
+            .find(|e| span / e < 8)
+            .unwrap_or(10)
+    };
+    exponents(lo.log2().ceil(), hi.log2().floor(), true, every)
         .into_iter()
-        .find(|e| (b - a) / e < 8)
-        .unwrap_or(10);
-    (a..=b)
-        .filter(|k| k.rem_euclid(every) == 0)
         .map(|k| 2f64.powi(k))
         .collect()
 }

@@ -113,6 +113,15 @@ impl Phase {
             Phase::SecondPass => "second pass",
         }
     }
+
+    /// The phase's field name in a [`Sample`].
+    pub fn field(self) -> &'static str {
+        match self {
+            Phase::Allocation => "allocation",
+            Phase::FirstPass => "first_pass",
+            Phase::SecondPass => "second_pass",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,8 +11,11 @@
 
 pub mod alloc;
 pub mod compare;
+pub mod comparison;
 pub mod first_touch;
+pub mod inspect;
 pub mod latency;
+pub mod limits;
 pub mod load;
 pub mod machine;
 pub mod noise;
@@ -21,13 +24,15 @@ pub mod run;
 pub mod stats;
 pub mod syscall;
 pub mod tail;
+pub mod time;
 pub mod translation;
 
 pub use first_touch::*;
-pub use load::{parse_run, read_run, ModelError};
+pub use load::{parse_run, parse_run_bytes, read_run, ModelError};
 pub use machine::*;
 pub use run::*;
 pub use stats::Summary;
+pub use time::UtcTime;
 // The OS-on-the-hot-path experiments, by name (each module also has an
 // `EXPERIMENT` const, so no glob).
 pub use alloc::{AllocPath, AllocPathResult, AllocResults, CountMethod, MappingCalls};
@@ -50,4 +55,6 @@ pub use translation::*;
 /// - 1: first-touch.
 /// - 2: adds staircase, tlb-reach, thp, tail, alloc, syscall, noise and numa.
 ///   Version 1 files still read: they only hold first-touch.
-pub const SCHEMA_VERSION: u32 = 2;
+/// - 3: an experiment cut short by a signal has status `interrupted` (with
+///   what it completed); older readers would refuse that status.
+pub const SCHEMA_VERSION: u32 = 3;

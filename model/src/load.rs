@@ -4,7 +4,9 @@
 use std::fmt;
 use std::path::Path;
 
-use crate::run::{ExperimentRecord, Results, RunFile, Status};
+use crate::limits::{check_tree, MAX_FILE_BYTES};
+use crate::run::{ExperimentRecord, Provenance, Results, RunFile, Status};
+use crate::time::UtcTime;
 use crate::SCHEMA_VERSION;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,15 +30,47 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
-/// Reads and validates a run file from disk.
+/// Reads and validates a run file from disk. A file larger than
+/// [`MAX_FILE_BYTES`] is refused before it is read.
 pub fn read_run(path: &Path) -> Result<RunFile, ModelError> {
+    use std::io::Read;
     let label = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError {
+    let cannot = |e: std::io::Error| ModelError {
         file: label.clone(),
         field: None,
         message: format!("cannot read: {e}"),
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(cannot)?
+        .take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    parse_run_bytes(&label, &bytes)
+}
+
+/// Parses and validates a run file's bytes: the one rule for the CLI, the
+/// book build and the page. UTF-8 only; a leading byte-order mark (some
+/// editors add one) is ignored; at most [`MAX_FILE_BYTES`].
+pub fn parse_run_bytes(file: &str, bytes: &[u8]) -> Result<RunFile, ModelError> {
+    let whole = |message: String| ModelError {
+        file: file.to_string(),
+        field: None,
+        message,
+    };
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(whole(format!(
+            "is larger than {} MiB, the most a run file may be (a full run writes under 1 MiB)",
+            MAX_FILE_BYTES >> 20
+        )));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        whole(format!(
+            "is not UTF-8 text (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
     })?;
-    parse_run(&label, &text)
+    parse_run(file, text)
 }
 
 /// Parses and validates a run file's text; `file` is only used in errors.
@@ -46,6 +80,13 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         field,
         message,
     };
+    if text.len() > MAX_FILE_BYTES {
+        return Err(err(
+            None,
+            format!("is larger than {} MiB", MAX_FILE_BYTES >> 20),
+        ));
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| err(None, format!("not valid JSON: {e}")))?;
     // The version decides how to read the rest, so check it before anything
@@ -76,6 +117,7 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
             "0 is not a schema version".into(),
         ));
     }
+    check_tree(&value, memory_bytes(&value)).map_err(|(f, m)| err(Some(f), m))?;
     let run: RunFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let field = (path != ".").then_some(path);
@@ -85,8 +127,16 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
     Ok(run)
 }
 
-/// Rules serde cannot express: a status and its companions must agree.
+/// The machine's memory as the file states it, for the size rules.
+fn memory_bytes(value: &serde_json::Value) -> Option<f64> {
+    let kib = value.pointer("/machine/memory/mem_total_kib")?.as_f64()?;
+    (kib > 0.0).then_some(kib * 1024.0)
+}
+
+/// Rules serde cannot express: a status and its companions must agree,
+/// timestamps are timestamps, counts agree with what was counted.
 fn validate(run: &RunFile) -> Result<(), (String, String)> {
+    validate_provenance(&run.provenance)?;
     for (i, e) in run.experiments.iter().enumerate() {
         let at = |f: &str| format!("experiments[{i}].{f}");
         match e.status {
@@ -96,7 +146,9 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
                     format!("missing for `{}` with status ok", e.name),
                 ))
             }
-            Status::Skipped | Status::Failed if e.reason.as_deref().unwrap_or("").is_empty() => {
+            Status::Skipped | Status::Failed | Status::Interrupted
+                if e.reason.as_deref().unwrap_or("").is_empty() =>
+            {
                 return Err((
                     at("reason"),
                     format!("required when status is {:?}", e.status).to_lowercase(),
@@ -104,8 +156,9 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             }
             _ => {}
         }
-        if let Some(Results::FirstTouch(_)) = &e.results {
+        if let Some(Results::FirstTouch(ft)) = &e.results {
             expect_name(e, crate::first_touch::EXPERIMENT).map_err(|m| (at("name"), m))?;
+            faults_fit_pages(ft).map_err(|(f, m)| (at(&format!("results.first-touch.{f}")), m))?;
         }
         let os_on_hot_path = match &e.results {
             Some(Results::Tail(_)) => Some(crate::tail::EXPERIMENT),
@@ -126,6 +179,63 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         };
         if let Some(name) = translation {
             expect_name(e, name).map_err(|m| (at("name"), m))?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_provenance(p: &Provenance) -> Result<(), (String, String)> {
+    let Provenance::Collector {
+        run_id,
+        started_utc,
+        finished_utc,
+        ..
+    } = p
+    else {
+        return Ok(());
+    };
+    let field = |f: &str| format!("provenance.{f}");
+    UtcTime::parse(started_utc).map_err(|m| (field("started_utc"), m))?;
+    if let Some(t) = finished_utc {
+        UtcTime::parse(t).map_err(|m| (field("finished_utc"), m))?;
+    }
+    // The run id is also a file name: letters, digits and dashes only.
+    let plain = |c: char| c.is_ascii_alphanumeric() || c == '-';
+    if run_id.is_empty() || run_id.len() > 64 || !run_id.chars().all(plain) {
+        return Err((
+            field("run_id"),
+            format!("{run_id:?} is not a run id (letters, digits and dashes, at most 64)"),
+        ));
+    }
+    Ok(())
+}
+
+/// A first pass takes at most one fault per page, and the other phases not
+/// many more; faults a hundred times the pages were not counted here.
+fn faults_fit_pages(ft: &crate::FirstTouchResults) -> Result<(), (String, String)> {
+    let most = ft.pages.saturating_mul(100).saturating_add(10_000);
+    for (m, mode) in ft.modes.iter().enumerate() {
+        let runs = [("samples", &mode.samples), ("later_runs", &mode.later_runs)];
+        for (list, samples) in runs {
+            for (s, sample) in samples.iter().enumerate() {
+                for phase in crate::Phase::ALL {
+                    let Some(p) = sample.phase(phase) else {
+                        continue;
+                    };
+                    let faults =
+                        (p.minor_faults.unwrap_or(0)).saturating_add(p.major_faults.unwrap_or(0));
+                    if faults <= most {
+                        continue;
+                    }
+                    return Err((
+                        format!("modes[{m}].{list}[{s}].{}", phase.field()),
+                        format!(
+                            "counts {faults} faults for {} pages; at most {most} are possible",
+                            ft.pages
+                        ),
+                    ));
+                }
+            }
         }
     }
     Ok(())

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::alloc::AllocResults;
 use crate::first_touch::FirstTouchResults;
+use crate::inspect::InspectResults;
 use crate::machine::MachineContext;
 use crate::noise::NoiseResults;
 use crate::numa::NumaResults;
@@ -159,6 +160,14 @@ impl RunFile {
         }
     }
 
+    /// The `collector inspect` results, if this file is one.
+    pub fn inspect(&self) -> Option<&InspectResults> {
+        match self.results_of(crate::inspect::EXPERIMENT)? {
+            Results::Inspect(r) => Some(r),
+            _ => None,
+        }
+    }
+
     fn results_of(&self, name: &str) -> Option<&Results> {
         self.experiment(name)?.results.as_ref()
     }
@@ -181,6 +190,17 @@ pub enum Status {
     Skipped,
     /// Started but hit an error; `reason` holds it.
     Failed,
+    /// Cut short by Ctrl-C or a signal: `results` (when present) hold only
+    /// what finished, and `reason` says how much that was.
+    Interrupted,
+}
+
+impl Status {
+    /// Ok or interrupted: there are measurements to show (an interrupted
+    /// one's are partial, and must be shown as such).
+    pub fn measured(self) -> bool {
+        matches!(self, Status::Ok | Status::Interrupted)
+    }
 }
 
 /// One experiment's outcome inside a run.
@@ -223,6 +243,8 @@ pub enum Results {
     Staircase(StaircaseResults),
     TlbReach(TlbReachResults),
     Thp(ThpResults),
+    /// `collector inspect PID`: a live process, not a benchmark.
+    Inspect(InspectResults),
 }
 
 /// A premise an experiment checked with a counter, kept as data so a failed

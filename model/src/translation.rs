@@ -425,7 +425,12 @@ pub struct HugetlbAttempt {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HugetlbReservation {
+    /// `--reserve-hugepages N` as given.
     pub requested: u64,
+    /// Why fewer than `requested` were asked of the kernel: no more than the
+    /// attempt maps, nor more than the memory guard allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capped: Option<String>,
     /// What the kernel actually reserved (it may give fewer).
     pub obtained: u64,
     /// `nr_hugepages` before, written back afterwards.

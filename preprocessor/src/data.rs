@@ -1,24 +1,33 @@
 //! Which files the book shows.
 //!
-//! - `data/runs/`: the reader's own `collector run` output. The newest one
-//!   wins. A file that does not load is reported and passed over, so one bad
-//!   file never hides the book.
+//! - `data/runs/`: the reader's own `collector run` output. Each
+//!   experiment comes from the newest run that has it, complete runs before
+//!   interrupted ones, so `collector run syscall` on its own never blanks
+//!   the other chapters. [`DataSet::sources`] says which run each came
+//!   from. A file that does not load is reported and passed over, so one
+//!   bad file never hides the book.
 //! - `data/example/`: the committed example run, shown when the reader has
 //!   none. It is ours, so a bad file here fails the build.
 //! - `data/reference/`: transcribed published figures; a bad file fails too.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mdbook_preprocessor::errors::{Error, Result};
-use pagewalk_model::{read_run, Provenance, RunFile};
+use pagewalk_model::{
+    read_run, ExperimentRecord, MachineContext, Provenance, RunFile, Status, UtcTime,
+};
 
 /// Everything the chapters may draw on.
 #[derive(Debug)]
 pub struct DataSet {
-    /// The run the book shows.
+    /// The run the book shows: the newest run's provenance and machine,
+    /// with each experiment's record taken from the run chosen for it.
     pub run: Option<RunFile>,
     /// True when `run` came from `data/runs/` (the reader's own).
     pub own: bool,
+    /// Experiment name -> the run its record came from.
+    pub sources: BTreeMap<String, Source>,
     /// Published reference figures, in file-name order.
     pub references: Vec<RunFile>,
     /// Problems with reader files that were passed over.
@@ -40,13 +49,16 @@ impl DataSet {
             }
         }
         let own = !own_runs.is_empty();
-        let run = match newest(own_runs) {
-            Some(run) => Some(run),
-            None => newest(load_strict(&dir.join("example"), false)?),
+        let runs = if own {
+            own_runs
+        } else {
+            load_strict(&dir.join("example"), false)?
         };
+        let (run, sources) = merge(runs);
         Ok(DataSet {
             run,
             own,
+            sources,
             references: load_strict(&dir.join("reference"), true)?,
             warnings,
         })
@@ -80,15 +92,103 @@ fn load_strict(dir: &Path, reference: bool) -> Result<Vec<RunFile>> {
     Ok(runs)
 }
 
-/// The run that started last (RFC 3339 UTC strings sort by time).
-fn newest(runs: Vec<RunFile>) -> Option<RunFile> {
-    runs.into_iter().max_by_key(|r| match &r.provenance {
+/// Where one experiment's numbers came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Source {
+    pub run_id: String,
+    /// When that run started, parsed.
+    pub started: Option<UtcTime>,
+    pub status: Status,
+    /// Why it was skipped, failed or cut short.
+    pub reason: Option<String>,
+    /// The machine of that run, when it is not the machine the rest of the
+    /// book describes (the newest run's): `AMD EPYC ..., kernel 6.1.0`.
+    pub other_machine: Option<String>,
+}
+
+/// The newest run first: by parsed start time, then run id.
+fn newest_first(runs: &mut [RunFile]) {
+    let key = |r: &RunFile| match &r.provenance {
         Provenance::Collector {
             started_utc,
             run_id,
             ..
-        } => (started_utc.clone(), run_id.clone()),
-        Provenance::Reference { .. } => (String::new(), String::new()),
+        } => (UtcTime::parse(started_utc).ok(), run_id.clone()),
+        Provenance::Reference { .. } => (None, String::new()),
+    };
+    runs.sort_by_key(|r| std::cmp::Reverse(key(r)));
+}
+
+/// How good a record is for the book: complete beats cut short beats
+/// none (a skip or failure still says why).
+fn rank(status: Status) -> u8 {
+    match status {
+        Status::Ok => 0,
+        Status::Interrupted => 1,
+        Status::Skipped | Status::Failed => 2,
+    }
+}
+
+/// One run for the book out of many: the newest run's provenance and
+/// machine, and for each experiment the best record, newest first within
+/// a rank.
+fn merge(mut runs: Vec<RunFile>) -> (Option<RunFile>, BTreeMap<String, Source>) {
+    newest_first(&mut runs);
+    let Some(base) = runs.first() else {
+        return (None, BTreeMap::new());
+    };
+    let mut chosen: Vec<(&ExperimentRecord, &RunFile)> = Vec::new();
+    for run in &runs {
+        for record in &run.experiments {
+            match chosen.iter_mut().find(|(r, _)| r.name == record.name) {
+                Some(slot) if rank(record.status) < rank(slot.0.status) => *slot = (record, run),
+                Some(_) => {}
+                None => chosen.push((record, run)),
+            }
+        }
+    }
+    let sources = chosen
+        .iter()
+        .map(|(record, run)| {
+            let (run_id, started) = match &run.provenance {
+                Provenance::Collector {
+                    run_id,
+                    started_utc,
+                    ..
+                } => (run_id.clone(), UtcTime::parse(started_utc).ok()),
+                Provenance::Reference { name, .. } => (name.clone(), None),
+            };
+            let source = Source {
+                run_id,
+                started,
+                status: record.status,
+                reason: record.reason.clone(),
+                other_machine: other_machine(base.machine.as_ref(), run.machine.as_ref()),
+            };
+            (record.name.clone(), source)
+        })
+        .collect();
+    let mut merged = base.clone();
+    merged.experiments = chosen.into_iter().map(|(r, _)| r.clone()).collect();
+    (Some(merged), sources)
+}
+
+/// A short name of `other` when it is not the same machine as `base`.
+fn other_machine(base: Option<&MachineContext>, other: Option<&MachineContext>) -> Option<String> {
+    let (base, other) = (base?, other?);
+    let identity = |m: &MachineContext| {
+        (
+            m.cpu.model_name.clone(),
+            m.cpu.logical_cpus,
+            m.kernel_release.clone(),
+            m.memory.mem_total_kib / (64 * 1024),
+        )
+    };
+    (identity(base) != identity(other)).then(|| {
+        format!(
+            "{}, {} CPUs, kernel {}",
+            other.cpu.model_name, other.cpu.logical_cpus, other.kernel_release
+        )
     })
 }
 

@@ -20,6 +20,28 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     register_text(hb, "dur", dur);
     register_text(hb, "ratio", ratio);
     register_text(hb, "pct", pct);
+    hb.register_helper("code", Box::new(code));
+    let sources = data.clone();
+    hb.register_helper(
+        "source",
+        Box::new(
+            move |h: &Helper,
+                  _: &Handlebars,
+                  _: &Context,
+                  _: &mut RenderContext,
+                  out: &mut dyn Output|
+                  -> HelperResult {
+                let names: Option<Vec<&str>> =
+                    h.params().iter().map(|p| p.value().as_str()).collect();
+                let names =
+                    names.ok_or_else(|| err("source", "takes experiment names as strings"))?;
+                let html =
+                    crate::source::source_html(&sources, &names).map_err(|e| err("source", &e))?;
+                out.write(&html)?;
+                Ok(())
+            },
+        ),
+    );
     crate::lab::register(hb, data.clone());
     register_named(hb, "chart", "the chart's name", move |h, name| {
         let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
@@ -53,6 +75,64 @@ pub fn register_named(
             },
         ),
     );
+}
+
+/// The escape of every `{{value}}` in a chapter. A chapter is Markdown
+/// that becomes HTML, so a value must be inert in both: HTML's special
+/// characters and Markdown's punctuation become character references,
+/// which Markdown shows as the character and never reads as syntax (a
+/// `[x](javascript:...)` stays those characters, not a link).
+pub fn escape_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' | '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '#' | '|' | '~' | '{'
+            | '}' | '+' | '$' | '^' => out.push_str(&format!("&#{};", c as u32)),
+            // A line break would end the paragraph or table row the value
+            // sits in; the model refuses them, this keeps it true anyway.
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `{{code value}}` (or `{{code value prefix="isolcpus="}}`): the value as
+/// inline code. A Markdown code span would
+/// show character references literally, so this writes `<code>` itself,
+/// with the value escaped for HTML only.
+fn code(
+    h: &Helper,
+    _: &Handlebars,
+    ctx: &Context,
+    _: &mut RenderContext,
+    out: &mut dyn Output,
+) -> HelperResult {
+    let p = h.param(0).ok_or_else(|| err("code", "needs a value"))?;
+    let path = p.relative_path().map_or("?", |s| s.as_str());
+    if p.is_value_missing() && !passes_through_null(ctx.data(), path) {
+        return Err(err(
+            "code",
+            &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)"),
+        ));
+    }
+    let text = match p.value() {
+        serde_json::Value::Null => MISSING.to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    // `prefix="isolcpus="`: literal text from the chapter, inside the span.
+    let prefix = h.hash_get("prefix").and_then(|v| v.value().as_str());
+    out.write(&format!(
+        "<code>{}{}</code>",
+        pagewalk_figures::esc(prefix.unwrap_or("")),
+        pagewalk_figures::esc(&text)
+    ))?;
+    Ok(())
 }
 
 /// What a number helper writes; `None` is an honest gap.

@@ -7,8 +7,10 @@
 
 pub mod context;
 pub mod data;
+pub mod doctest;
 pub mod helpers;
 pub mod lab;
+pub mod source;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -37,6 +39,8 @@ impl Preprocessor for Pagewalk {
             eprintln!("mdbook-pagewalk: warning: {warning}");
         }
         let renderer = Renderer::new(Arc::new(data));
+        // `mdbook test`: rustdoc gets the code blocks on their source lines.
+        let for_rustdoc = ctx.renderer == "test";
         let mut failure = None;
         book.for_each_mut(|item| {
             if let BookItem::Chapter(ch) = item {
@@ -44,7 +48,16 @@ impl Preprocessor for Pagewalk {
                     .path
                     .as_ref()
                     .map_or(ch.name.clone(), |p| p.display().to_string());
-                match renderer.render(&name, &ch.content) {
+                // Rendered in full either way, so a template error fails
+                // `mdbook test` too.
+                let rendered = renderer.render(&name, &ch.content).and_then(|text| {
+                    if for_rustdoc {
+                        doctest::code_blocks_in_place(&ch.content, |b| renderer.render(&name, b))
+                    } else {
+                        Ok(text)
+                    }
+                });
+                match rendered {
                     Ok(text) => ch.content = text,
                     Err(e) => failure = failure.take().or(Some(e)),
                 }
@@ -66,9 +79,9 @@ pub struct Renderer {
 impl Renderer {
     pub fn new(data: Arc<DataSet>) -> Renderer {
         let mut hb = Handlebars::new();
-        // Chapters are Markdown, not HTML: values are escaped where they are
-        // built (see `context`), and charts must come out as raw HTML.
-        hb.register_escape_fn(handlebars::no_escape);
+        // Every `{{value}}` is text, never markup, whoever wrote the run
+        // file; helpers (charts, labs, `code`) write their own safe HTML.
+        hb.register_escape_fn(helpers::escape_text);
         helpers::register(&mut hb, data.clone());
         Renderer {
             hb,

@@ -78,7 +78,8 @@ fn syscall_view_has_ops_multiplier_and_mitigations() {
     .unwrap();
     assert_eq!(
         out,
-        "139 22 130× traced [spectre_v1, spectre_v2] 2 2.44 µs | R2 142 166× n/a 5.00 µs"
+        // Strings from data come out as text: Markdown's `_` as a reference.
+        "139 22 130× traced [spectre&#95;v1, spectre&#95;v2] 2 2.44 µs | R2 142 166× n/a 5.00 µs"
     );
 }
 

@@ -57,7 +57,10 @@ fn collector_run(started: &str, first_ms: f64) -> RunFile {
         schema_version: SCHEMA_VERSION,
         provenance: Provenance::Collector {
             collector_version: "0.1.0".into(),
-            run_id: format!("run-{started}"),
+            run_id: format!(
+                "run-{}",
+                started.replace(|c: char| !c.is_ascii_alphanumeric(), "")
+            ),
             started_utc: started.into(),
             finished_utc: None,
             quick: true,
@@ -265,4 +268,128 @@ fn percentages_take_optional_decimals() {
     )
     .unwrap();
     assert_eq!(out, "33% 0% 0.4%");
+}
+
+/// The example run's record of `name`, in a run of its own started at
+/// `started`.
+fn only(name: &str, started: &str) -> RunFile {
+    let example = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/example"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let mut run = read_run(&example).unwrap();
+    run.experiments.retain(|e| e.name == name);
+    if let Provenance::Collector {
+        run_id,
+        started_utc,
+        ..
+    } = &mut run.provenance
+    {
+        *run_id = format!("only-{name}");
+        *started_utc = started.into();
+    }
+    run
+}
+
+#[test]
+fn one_rerun_does_not_blank_the_other_chapters() {
+    // An older full first-touch run, then a newer run of syscall alone.
+    let dir = data_dir(&[("2026-05-01T00:00:00Z", 2.0)]);
+    write_run(
+        dir.path(),
+        "runs",
+        "newer.json",
+        &only("syscall", "2026-06-01T00:00:00Z"),
+    );
+    let out = render(
+        dir.path(),
+        "{{dur ft.modes.nohugepage.first.wall_ns}} {{num syscall.ops.getpid.ns}} | {{source \"first-touch\" \"syscall\"}}",
+    )
+    .unwrap();
+    let (numbers, _) = out.split_once(" | ").unwrap();
+    let (ft, getpid) = numbers.split_once(" ms ").unwrap();
+    assert_eq!(ft, "2.0", "the older run's first touch: {out}");
+    assert!(
+        getpid.parse::<f64>().is_ok(),
+        "the newer run's getpid: {out}"
+    );
+    assert!(
+        out.contains("first-touch: your run <code>run-20260501T000000Z</code> of 2026-05-01"),
+        "{out}"
+    );
+    assert!(
+        out.contains("syscall: your run <code>only-syscall</code>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_complete_run_is_preferred_to_a_newer_interrupted_one() {
+    let dir = data_dir(&[("2026-05-01T00:00:00Z", 2.0)]);
+    let mut cut = collector_run("2026-06-01T00:00:00Z", 7.0);
+    cut.experiments[0].status = Status::Interrupted;
+    cut.experiments[0].reason = Some("cut short by SIGTERM".into());
+    write_run(dir.path(), "runs", "cut.json", &cut);
+    let template = "{{dur ft.modes.nohugepage.first.wall_ns}} {{source \"first-touch\"}}";
+    let out = render(dir.path(), template).unwrap();
+    assert!(out.starts_with("2.0 ms "), "{out}");
+    assert!(!out.contains("cut short"), "{out}");
+
+    // With nothing better, the partial run is shown, and said to be partial.
+    std::fs::remove_file(dir.path().join("runs/2026-05-01T00:00:00Z.json")).unwrap();
+    let out = render(dir.path(), template).unwrap();
+    assert!(out.starts_with("7.0 ms "), "{out}");
+    assert!(
+        out.contains("cut short</strong> (cut short by SIGTERM)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn strings_from_a_run_are_text_never_markup() {
+    let dir = data_dir(&[]);
+    let mut run = only("first-touch", "2026-06-01T00:00:00Z");
+    let payload =
+        "[x](javascript:alert(3)) ![p](http://evil.example/t.png) <img src=x onerror=alert(9)>";
+    run.machine.as_mut().unwrap().cpu.model_name = payload.into();
+    run.machine.as_mut().unwrap().kernel_release = "6.1`</code><b>".into();
+    write_run(dir.path(), "runs", "hostile.json", &run);
+    let out = render(
+        dir.path(),
+        "{{run.machine.cpu}} / {{code run.machine.kernel}}",
+    )
+    .unwrap();
+    for live in ["](", "<img", "![", "</code><b>"] {
+        assert!(!out.contains(live), "{live:?} survived: {out}");
+    }
+    // Still readable: the characters come back when Markdown renders them.
+    assert!(
+        out.contains("&#91;x&#93;&#40;javascript:alert&#40;3&#41;&#41;"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("<code>6.1`&lt;/code&gt;&lt;b&gt;</code>"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_run_whose_date_is_not_a_timestamp_is_passed_over_with_its_field() {
+    let dir = data_dir(&[("2026-05-01T00:00:00Z", 2.0)]);
+    let mut run = collector_run("2026-06-01T00:00:00Z", 9.0);
+    if let Provenance::Collector { started_utc, .. } = &mut run.provenance {
+        *started_utc = "2099-12-3\u{e9}<img src=x onerror=alert(9)>".into();
+    }
+    write_run(dir.path(), "runs", "zz-date.json", &run);
+    let data = DataSet::load(dir.path()).unwrap();
+    assert!(
+        data.warnings
+            .iter()
+            .any(|w| w.contains("zz-date.json") && w.contains("provenance.started_utc")),
+        "{:?}",
+        data.warnings
+    );
+    let out = render(dir.path(), "{{run.date}}").unwrap();
+    assert_eq!(out, "2026-05-01");
 }

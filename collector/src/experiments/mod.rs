@@ -15,6 +15,7 @@ use std::time::Instant;
 use pagewalk_model::{Check, ExperimentRecord, MachineContext, Results, Status};
 
 use crate::cli::Settings;
+use crate::interrupt;
 
 /// What an experiment is given.
 pub struct Env<'a> {
@@ -105,6 +106,18 @@ impl Experiment {
             results,
         };
         match outcome {
+            // Every experiment polls the flag between repetitions, so one
+            // that saw a signal while it ran stopped early: its results are
+            // real but partial, and must never read as a complete run.
+            Ok(Outcome::Done { results, checks }) if interrupt::requested() => record(
+                Status::Interrupted,
+                Some(format!(
+                    "cut short by {}: the results hold only the repetitions and modes that finished",
+                    interrupt::received().map_or("a signal", interrupt::name)
+                )),
+                checks,
+                Some(results),
+            ),
             Ok(Outcome::Done { results, checks }) => {
                 record(Status::Ok, None, checks, Some(results))
             }

@@ -9,28 +9,50 @@ use std::path::{Path, PathBuf};
 const V1_UNLIMITED_ABOVE: u64 = 1 << 60;
 
 pub fn memory_limit_bytes() -> Option<u64> {
-    let cgroups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    limited_levels().map(|(limit, _)| limit).min()
+}
+
+/// The cgroup level with the least memory left, read now: its limit and
+/// what it already uses. `None` when no level has a limit.
+pub fn memory_headroom() -> Option<crate::guard::Cgroup> {
+    limited_levels()
+        .map(|(limit, dir)| {
+            let used = ["memory.current", "memory.usage_in_bytes"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+                .and_then(|t| t.trim().parse().ok())
+                // Usage unreadable: count the whole limit as free, as
+                // before this was read at all.
+                .unwrap_or(0);
+            crate::guard::Cgroup { limit, used }
+        })
+        .min_by_key(|c| c.limit.saturating_sub(c.used))
+}
+
+/// Every cgroup directory on this process's path that sets a memory
+/// limit, with the limit.
+fn limited_levels() -> impl Iterator<Item = (u64, PathBuf)> {
+    let cgroups = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     let (v2, v1) = memory_cgroup_paths(&cgroups);
     let root = Path::new("/sys/fs/cgroup");
-    let mut candidates: Vec<(PathBuf, &str)> = Vec::new();
+    let mut candidates: Vec<(PathBuf, String)> = Vec::new();
     if let Some(p) = v2 {
         // Pure v2 mounts at /sys/fs/cgroup; hybrid hosts at /sys/fs/cgroup/unified.
-        candidates.push((root.to_path_buf(), p));
-        candidates.push((root.join("unified"), p));
+        candidates.push((root.to_path_buf(), p.to_string()));
+        candidates.push((root.join("unified"), p.to_string()));
     }
     if let Some(p) = v1 {
-        candidates.push((root.join("memory"), p));
+        candidates.push((root.join("memory"), p.to_string()));
     }
     candidates
         .into_iter()
-        .flat_map(|(mount, path)| ancestors(&mount, path))
+        .flat_map(|(mount, path)| ancestors(&mount, &path))
         .filter_map(|dir| {
             let text = std::fs::read_to_string(dir.join("memory.max"))
                 .or_else(|_| std::fs::read_to_string(dir.join("memory.limit_in_bytes")))
                 .ok()?;
-            parse_limit(&text)
+            Some((parse_limit(&text)?, dir))
         })
-        .min()
 }
 
 /// From `/proc/self/cgroup`: the v2 path (`0::/path`) and the v1 memory

@@ -2,7 +2,7 @@
 //! (THP policy, hugetlb pools, a VM without a PMU, a cgroup limit). Anything
 //! the machine does not expose is recorded as absent, never guessed.
 
-mod cgroup;
+pub mod cgroup;
 mod cpu;
 pub mod pmu;
 

@@ -12,11 +12,15 @@ use std::path::{Path, PathBuf};
 use pagewalk_model::RunFile;
 
 /// Writes `run` to `dir/<run_id>.json`, creating `dir` if needed. Fails
-/// rather than overwrite an existing file.
+/// rather than overwrite an existing file. Temporary files that killed runs
+/// left behind in `dir` are removed first (see [`stale_temp_files`]).
 pub fn write_new(dir: &Path, run_id: &str, run: &RunFile) -> Result<PathBuf, String> {
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for stale in stale_temp_files(dir) {
+        let _ = fs::remove_file(&stale.path);
+    }
     let path = dir.join(format!("{run_id}.json"));
-    let tmp = dir.join(format!(".{run_id}.json.tmp"));
+    let tmp = dir.join(temp_name(run_id, std::process::id()));
     let mut text =
         serde_json::to_string_pretty(run).map_err(|e| format!("cannot serialise the run: {e}"))?;
     text.push('\n');
@@ -28,6 +32,65 @@ pub fn write_new(dir: &Path, run_id: &str, run: &RunFile) -> Result<PathBuf, Str
         return Err(format!("cannot write {}: {e}", path.display()));
     }
     Ok(path)
+}
+
+/// `.RUNID.PID.json.tmp`: the writer's process id is in the name, so a
+/// later run can tell a dead writer's leftover from a live one's file.
+fn temp_name(run_id: &str, pid: u32) -> String {
+    format!(".{run_id}.{pid}.json.tmp")
+}
+
+/// A temporary file left in a run folder by a writer that no longer runs
+/// (killed with SIGKILL, or the machine lost power, mid-write).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaleTemp {
+    pub path: PathBuf,
+    /// The writer's process id, when the name carries one.
+    pub pid: Option<u32>,
+}
+
+/// The temporary files in `dir` whose writer is gone: its process id no
+/// longer exists, or (names from before the id was recorded) the file is
+/// over an hour old. A concurrent live run's file is never listed.
+pub fn stale_temp_files(dir: &Path) -> Vec<StaleTemp> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut stale: Vec<StaleTemp> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let stem = name.strip_prefix('.')?.strip_suffix(".json.tmp")?;
+            let pid = stem
+                .rsplit_once('.')
+                .and_then(|(_, p)| p.parse::<u32>().ok());
+            let dead = match pid {
+                Some(pid) => !process_exists(pid),
+                None => e
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age.as_secs() > 3600),
+            };
+            dead.then(|| StaleTemp {
+                path: e.path(),
+                pid,
+            })
+        })
+        .collect();
+    stale.sort_by(|a, b| a.path.cmp(&b.path));
+    stale
+}
+
+fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+    let rc = unsafe { libc::kill(pid, 0) };
+    // EPERM: it exists but belongs to someone else.
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -94,5 +157,29 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), first);
         // No temporary file is left behind.
         assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_dead_writers_temp_file_is_removed_and_a_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        // A child that has exited and been reaped: its pid is free.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let dead_tmp = dir.path().join(temp_name("r0", dead));
+        let live_tmp = dir.path().join(temp_name("r9", std::process::id()));
+        fs::write(&dead_tmp, "{").unwrap();
+        fs::write(&live_tmp, "{").unwrap();
+        let stale = stale_temp_files(dir.path());
+        assert_eq!(
+            stale,
+            vec![StaleTemp {
+                path: dead_tmp.clone(),
+                pid: Some(dead)
+            }]
+        );
+        write_new(dir.path(), "r1", &run()).unwrap();
+        assert!(!dead_tmp.exists(), "the dead run's leftover is gone");
+        assert!(live_tmp.exists(), "a live run's file is never touched");
     }
 }

@@ -22,7 +22,7 @@ pub fn render(run: &RunFile, path: &Path) -> String {
     {
         let _ = writeln!(
             out,
-            "!! INTERRUPTED: only what finished before Ctrl-C is in the file"
+            "!! INTERRUPTED: only what finished before the signal is in the file"
         );
     }
     if let Some(m) = &run.machine {
@@ -70,8 +70,12 @@ fn experiment(out: &mut String, e: &ExperimentRecord) {
     let took = e
         .duration_s
         .map_or(String::new(), |s| format!(" in {s:.1} s"));
+    if e.status == Status::Interrupted {
+        let why = e.reason.as_deref().unwrap_or("");
+        let _ = writeln!(out, "{}: INTERRUPTED: {why}", e.name);
+    }
     match (e.status, &e.results) {
-        (Status::Ok, Some(Results::FirstTouch(ft))) => {
+        (Status::Ok | Status::Interrupted, Some(Results::FirstTouch(ft))) => {
             let _ = writeln!(
                 out,
                 "{}: ok{took}: {}, {} pages per pass, {} repetition(s), medians shown",
@@ -107,10 +111,10 @@ fn experiment(out: &mut String, e: &ExperimentRecord) {
                 );
             }
         }
-        (Status::Ok, Some(r)) if super::hot_path::handles(r) => {
+        (Status::Ok | Status::Interrupted, Some(r)) if super::hot_path::handles(r) => {
             super::hot_path::render(out, &e.name, &took, r)
         }
-        (Status::Ok, Some(r)) if super::translation::handles(r) => {
+        (Status::Ok | Status::Interrupted, Some(r)) if super::translation::handles(r) => {
             super::translation::render(out, &e.name, &took, r)
         }
         (status, _) => {

@@ -4,7 +4,6 @@ use pagewalk_model::{AllocPath, AllocPathResult, CountMethod, RunFile, Stat};
 use serde_json::{json, Value};
 
 use super::latency::{keyed, ratio, skipped, stats};
-use super::text;
 
 pub fn view(run: &RunFile) -> Value {
     let Some(record) = run.experiment(pagewalk_model::alloc::EXPERIMENT) else {
@@ -31,10 +30,16 @@ fn path(r: &AllocPathResult) -> Value {
     .iter()
     .find_map(|&m| r.mapping_calls.iter().find(|c| c.method == m));
     let mut m = stats(r.latency.as_ref());
-    m.insert("skipped".into(), json!(r.skipped.as_deref().map(text)));
+    m.insert(
+        "skipped".into(),
+        json!(r.skipped.as_deref().map(str::to_owned)),
+    );
     m.insert("label".into(), json!(r.path.label()));
     m.insert("size_bytes".into(), json!(r.size_bytes));
-    m.insert("pattern".into(), json!(r.pattern.as_deref().map(text)));
+    m.insert(
+        "pattern".into(),
+        json!(r.pattern.as_deref().map(str::to_owned)),
+    );
     m.insert("ops".into(), json!(r.ops));
     m.insert("ops_per_batch".into(), json!(r.ops_per_batch));
     m.insert("faults_per_op".into(), json!(r.minor_faults_per_op));

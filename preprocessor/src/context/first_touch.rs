@@ -1,19 +1,15 @@
 //! `ft` (and `r1.ft`): the first-touch study.
 
-use pagewalk_model::{
-    FirstTouchResults, Mode, ModeResult, Phase, PhaseSummary, RunFile, Status, Summary,
-};
+use pagewalk_model::{FirstTouchResults, Mode, ModeResult, Phase, PhaseSummary, RunFile, Summary};
 use serde_json::{json, Value};
-
-use super::text;
 
 /// The first-touch view of a run; `null` when it has no such experiment.
 pub fn view(run: &RunFile) -> Value {
     let Some(record) = run.experiment(pagewalk_model::first_touch::EXPERIMENT) else {
         return Value::Null;
     };
-    let Some(ft) = run.first_touch().filter(|_| record.status == Status::Ok) else {
-        return json!({ "skipped": record.reason.as_deref().map(text).unwrap_or_default() });
+    let Some(ft) = run.first_touch().filter(|_| record.status.measured()) else {
+        return json!({ "skipped": record.reason.as_deref().map(str::to_owned).unwrap_or_default() });
     };
     let modes: serde_json::Map<String, Value> = Mode::ALL
         .iter()
@@ -28,7 +24,7 @@ pub fn view(run: &RunFile) -> Value {
         .failed_checks()
         .map(|c| {
             let (mode, name) = c.name.split_once(": ").unwrap_or(("", &c.name));
-            json!({"mode": text(mode), "name": text(name), "expected": text(&c.expected), "observed": text(&c.observed)})
+            json!({"mode": mode, "name": name, "expected": &c.expected, "observed": &c.observed})
         })
         .collect();
     let before = ft.memory_before.as_ref();
@@ -39,7 +35,7 @@ pub fn view(run: &RunFile) -> Value {
         // 2 MiB windows in the region: the most huge pages it could get.
         "huge_regions": ft.size_bytes / HUGE_BYTES,
         "repetitions": ft.repetitions,
-        "size_note": ft.size_note.as_deref().map(text),
+        "size_note": ft.size_note.as_deref().map(str::to_owned),
         "before": before.map(|b| json!({
             "mem_free_mib": b.mem_free_kib / 1024,
             "mem_available_mib": b.mem_available_kib / 1024,
@@ -80,7 +76,7 @@ fn mode(ft: &FirstTouchResults, r: &ModeResult) -> Value {
     };
     let calls = r.samples.first().and_then(|s| s.allocator_calls);
     json!({
-        "skipped": r.skipped.as_deref().map(text),
+        "skipped": r.skipped.as_deref().map(str::to_owned),
         "alloc": phase(Phase::Allocation),
         "first": phase(Phase::FirstPass),
         "second": phase(Phase::SecondPass),

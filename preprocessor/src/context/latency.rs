@@ -4,8 +4,6 @@
 use pagewalk_model::{ExperimentRecord, Latency, Stat, Status};
 use serde_json::{json, Map, Value};
 
-use super::text;
-
 /// `p50`, `p90`, `p99`, `p999`, `max`, `mean`, `min` (ns) and `n`; every
 /// key present, null where the distribution (or the source) lacks it.
 pub fn stats(l: Option<&Latency>) -> Map<String, Value> {
@@ -21,8 +19,8 @@ pub fn stats(l: Option<&Latency>) -> Map<String, Value> {
 /// Why the experiment has no results: its reason when skipped or failed.
 pub fn skipped(record: &ExperimentRecord) -> Value {
     match record.status {
-        Status::Ok => Value::Null,
-        _ => json!(record.reason.as_deref().map(text)),
+        Status::Ok | Status::Interrupted => Value::Null,
+        _ => json!(record.reason.as_deref().map(str::to_owned)),
     }
 }
 
@@ -30,7 +28,7 @@ pub fn skipped(record: &ExperimentRecord) -> Value {
 pub fn failed_checks(record: &ExperimentRecord) -> Vec<Value> {
     record
         .failed_checks()
-        .map(|c| json!({"name": text(&c.name), "expected": text(&c.expected), "observed": text(&c.observed)}))
+        .map(|c| json!({"name": &c.name, "expected": &c.expected, "observed": &c.observed}))
         .collect()
 }
 

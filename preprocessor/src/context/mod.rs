@@ -17,8 +17,9 @@ mod tail;
 mod thp;
 mod tlb_reach;
 mod translation;
+pub mod verdict;
 
-use pagewalk_model::{MachineContext, Provenance, RunFile};
+use pagewalk_model::{MachineContext, Provenance, RunFile, UtcTime};
 use serde_json::{json, Map, Value};
 
 use crate::DataSet;
@@ -92,16 +93,18 @@ pub fn build(data: &DataSet) -> Value {
     for view in VIEWS {
         root.insert(view.key.into(), run.map_or(Value::Null, view.build));
     }
+    verdict::add(&mut root);
     // `r1.ft`, `r2.staircase`, ...: each view from the source's file that
     // reports that experiment, null where the source has none.
     for (source, key) in SOURCES {
-        let views: Map<String, Value> = VIEWS
+        let mut views: Map<String, Value> = VIEWS
             .iter()
             .map(|v| {
                 let file = data.reference_with(source, v.experiment);
                 (v.key.to_string(), file.map_or(Value::Null, v.build))
             })
             .collect();
+        verdict::add(&mut views);
         root.insert(key.to_string(), Value::Object(views));
     }
     Value::Object(root)
@@ -116,7 +119,11 @@ fn run_info(run: &RunFile, own: bool) -> Value {
             ..
         } => (
             run_id.clone(),
-            started_utc.get(..10).unwrap_or(started_utc).to_string(),
+            // The model has already refused a started_utc that is not a
+            // timestamp; a date is only ever printed from a parsed one.
+            UtcTime::parse(started_utc)
+                .map(|t| t.date())
+                .unwrap_or_default(),
             *quick,
         ),
         Provenance::Reference { name, .. } => (name.clone(), String::new(), false),
@@ -124,7 +131,7 @@ fn run_info(run: &RunFile, own: bool) -> Value {
     json!({
         "kind": if own { "your machine" } else { "the example machine" },
         "own": own,
-        "id": text(&id),
+        "id": &id,
         "date": date,
         "quick": quick,
         "machine": run.machine.as_ref().map(machine),
@@ -133,21 +140,14 @@ fn run_info(run: &RunFile, own: bool) -> Value {
 
 fn machine(m: &MachineContext) -> Value {
     json!({
-        "cpu": text(&m.cpu.model_name),
+        "cpu": &m.cpu.model_name,
         "logical_cpus": m.cpu.logical_cpus,
-        "kernel": text(&m.kernel_release),
+        "kernel": &m.kernel_release,
         "vm": m.virtualization.hypervisor_bit,
-        "hypervisor": m.virtualization.hypervisor_vendor.as_deref().map(text),
-        "thp_enabled": m.thp.enabled.as_deref().map(text),
-        "thp_defrag": m.thp.defrag.as_deref().map(text),
+        "hypervisor": m.virtualization.hypervisor_vendor.as_deref().map(str::to_owned),
+        "thp_enabled": m.thp.enabled.as_deref().map(str::to_owned),
+        "thp_defrag": m.thp.defrag.as_deref().map(str::to_owned),
         "pmu": m.pmu.hardware_counters,
         "mem_total_mib": m.memory.mem_total_kib / 1024,
     })
-}
-
-/// Strings from data files land in Markdown and HTML: keep them inert.
-fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

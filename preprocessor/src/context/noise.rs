@@ -4,7 +4,6 @@ use pagewalk_model::{ComparisonKind, Condition, NoiseBatch, RunFile, SchedLevers
 use serde_json::{json, Value};
 
 use super::latency::{keyed, skipped};
-use super::text;
 
 pub fn view(run: &RunFile) -> Value {
     let Some(record) = run.experiment(pagewalk_model::noise::EXPERIMENT) else {
@@ -15,7 +14,7 @@ pub fn view(run: &RunFile) -> Value {
     let f = n.and_then(|n| n.frequency.as_ref());
     json!({
         "skipped": skipped(record),
-        "workload": n.and_then(|n| n.workload.as_deref()).map(text),
+        "workload": n.and_then(|n| n.workload.as_deref()).map(str::to_owned),
         "rounds": n.and_then(|n| n.rounds),
         "runs": n.and_then(|n| n.runs_per_batch),
         "longer_by": n.and_then(|n| Some(n.longer_rounds? as f64 / n.rounds? as f64 - 1.0)),
@@ -35,12 +34,12 @@ pub fn view(run: &RunFile) -> Value {
         "a_vs_b": comparison(ComparisonKind::PinnedVsUnpinned).map(|v| v.difference),
         "a_vs_b_inside_noise": comparison(ComparisonKind::PinnedVsUnpinned).map(|v| v.inside_noise),
         "hybrid_slowdown": n.and_then(|n| n.hybrid_slowdown),
-        "hybrid_detail": n.and_then(|n| n.hybrid_detail.as_deref()).map(text),
+        "hybrid_detail": n.and_then(|n| n.hybrid_detail.as_deref()).map(str::to_owned),
         "cpufreq_visible": f.map(|f| f.cpufreq_visible),
-        "governor": f.and_then(|f| f.governor.as_deref()).map(text),
+        "governor": f.and_then(|f| f.governor.as_deref()).map(str::to_owned),
         "cur_mhz": f.and_then(|f| f.cur_khz).map(|k| k as f64 / 1000.0),
         "max_mhz": f.and_then(|f| f.max_khz).map(|k| k as f64 / 1000.0),
-        "boost": f.and_then(|f| f.boost.as_deref()).map(text),
+        "boost": f.and_then(|f| f.boost.as_deref()).map(str::to_owned),
         "levers": levers(n.and_then(|n| n.levers.as_ref())),
     })
 }
@@ -48,7 +47,7 @@ pub fn view(run: &RunFile) -> Value {
 fn batch(b: &NoiseBatch) -> Value {
     let ms = |v: f64| v / 1e6;
     json!({
-        "skipped": b.skipped.as_deref().map(text),
+        "skipped": b.skipped.as_deref().map(str::to_owned),
         "ms": b.summary.map(|s| ms(s.median)),
         "min_ms": b.summary.map(|s| ms(s.min)),
         "max_ms": b.summary.map(|s| ms(s.max)),
@@ -61,7 +60,8 @@ fn batch(b: &NoiseBatch) -> Value {
 
 /// Every lever key, null throughout when the source did not record them.
 fn levers(l: Option<&SchedLevers>) -> Value {
-    let s = |f: fn(&SchedLevers) -> &Option<String>| l.and_then(|l| f(l).as_deref()).map(text);
+    let s =
+        |f: fn(&SchedLevers) -> &Option<String>| l.and_then(|l| f(l).as_deref()).map(str::to_owned);
     let boot = l.map(|l| l.isolcpus.is_some() || l.nohz_full.is_some() || l.rcu_nocbs.is_some());
     let runtime = l.and_then(|l| l.sched_rt_runtime_us);
     let period = l.and_then(|l| l.sched_rt_period_us);

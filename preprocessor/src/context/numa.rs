@@ -4,7 +4,6 @@ use pagewalk_model::{NumaResults, Placement, PlacementResult, RunFile};
 use serde_json::{json, Value};
 
 use super::latency::{keyed, skipped};
-use super::text;
 
 pub fn view(run: &RunFile) -> Value {
     let Some(record) = run.experiment(pagewalk_model::numa::EXPERIMENT) else {
@@ -18,10 +17,10 @@ pub fn view(run: &RunFile) -> Value {
         "nodes": n.map(|n| n.nodes.len()),
         "node_list": n.map(|n| n.nodes.iter().map(|node| json!({
             "id": node.id,
-            "cpus": text(&node.cpus),
+            "cpus": &node.cpus,
             "mem_mib": node.mem_total_kib.map(|k| k / 1024),
         })).collect::<Vec<_>>()),
-        "balancing": n.and_then(|n| n.balancing.as_deref()).map(text),
+        "balancing": n.and_then(|n| n.balancing.as_deref()).map(str::to_owned),
         "region_mib": ran.map(|n| n.region_bytes as f64 / (1 << 20) as f64),
         "pages": ran.map(|n| n.pages),
         "placements": keyed(&Placement::ALL, Placement::name, |p| {

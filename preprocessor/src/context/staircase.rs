@@ -3,7 +3,6 @@
 use pagewalk_model::{ChasePoint, Regime, RunFile};
 use serde_json::{json, Map, Value};
 
-use super::text;
 use super::translation::{
     agreement, caches, counters, cpuid, in_vm, joined, nearest, record_keys, size, steps,
 };
@@ -54,8 +53,8 @@ pub fn view(run: &RunFile) -> Value {
                 "ns_max": l.ns.map(|r| r.max),
                 "added_ns_min": l.added_ns.map(|r| r.min),
                 "added_ns_max": l.added_ns.map(|r| r.max),
-                "naive": text(&l.naive),
-                "actual": text(&l.actual),
+                "naive": &l.naive,
+                "actual": &l.actual,
             })
         })
         .collect();
@@ -69,7 +68,7 @@ pub fn view(run: &RunFile) -> Value {
         ("max_size", json!(last.map(|b| size(b as u64)))),
         (
             "size_note",
-            json!(s.and_then(|s| s.size_note.as_deref()).map(text)),
+            json!(s.and_then(|s| s.size_note.as_deref()).map(str::to_owned)),
         ),
         (
             "at",

@@ -4,7 +4,6 @@ use pagewalk_model::{RunFile, SyscallOp, SyscallOpResult};
 use serde_json::{json, Value};
 
 use super::latency::{keyed, ratio, skipped, stats};
-use super::text;
 
 pub fn view(run: &RunFile) -> Value {
     let Some(record) = run.experiment(pagewalk_model::syscall::EXPERIMENT) else {
@@ -17,7 +16,7 @@ pub fn view(run: &RunFile) -> Value {
         .map(|s| &s.mitigations[..])
         .unwrap_or_default()
         .iter()
-        .map(|m| json!({"name": text(&m.name), "status": text(&m.status), "active": m.active()}))
+        .map(|m| json!({"name": &m.name, "status": &m.status, "active": m.active()}))
         .collect();
     // An empty list means "not visible" (or not reported), not "none".
     let active: Option<Vec<&str>> = s.filter(|s| !s.mitigations.is_empty()).map(|s| {
@@ -31,7 +30,7 @@ pub fn view(run: &RunFile) -> Value {
         "skipped": skipped(record),
         "ops": keyed(&SyscallOp::ALL, SyscallOp::name, |o| get(o).map(op)),
         "strace_multiplier": ratio(median(SyscallOp::GetpidStrace), median(SyscallOp::Getpid)),
-        "strace_skipped": get(SyscallOp::GetpidStrace).and_then(|o| o.skipped.as_deref()).map(text),
+        "strace_skipped": get(SyscallOp::GetpidStrace).and_then(|o| o.skipped.as_deref()).map(str::to_owned),
         "vdso_ratio": ratio(median(SyscallOp::Getpid), median(SyscallOp::ClockGettime)),
         "wakeup_ratio": ratio(median(SyscallOp::Wakeup), median(SyscallOp::Getpid)),
         "mitigations": mitigations,
@@ -44,10 +43,16 @@ fn op(r: &SyscallOpResult) -> Value {
     let mut m = stats(r.latency.as_ref());
     // `.ns` is the median: the figure prose cites.
     m.insert("ns".into(), m["p50"].clone());
-    m.insert("skipped".into(), json!(r.skipped.as_deref().map(text)));
+    m.insert(
+        "skipped".into(),
+        json!(r.skipped.as_deref().map(str::to_owned)),
+    );
     m.insert("label".into(), json!(r.op.label()));
     m.insert("calls_per_batch".into(), json!(r.calls_per_batch));
     m.insert("batches".into(), m["n"].clone());
-    m.insert("detail".into(), json!(r.detail.as_deref().map(text)));
+    m.insert(
+        "detail".into(),
+        json!(r.detail.as_deref().map(str::to_owned)),
+    );
     Value::Object(m)
 }

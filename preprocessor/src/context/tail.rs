@@ -4,7 +4,6 @@ use pagewalk_model::{RunFile, Stat, TailVariant, TailVariantResult};
 use serde_json::{json, Value};
 
 use super::latency::{failed_checks, keyed, ratio, skipped, stats};
-use super::text;
 
 /// The pre-faulted variant a chapter compares with, in order of preference.
 const HEADLINE: [TailVariant; 4] = [
@@ -43,7 +42,7 @@ pub fn view(run: &RunFile) -> Value {
         "bytes_per_iteration": t.and_then(|t| t.bytes_per_iteration),
         "iterations_per_page": per_page,
         "fault_share": per_page.map(|n| 1.0 / n as f64),
-        "work": t.and_then(|t| t.work.as_deref()).map(text),
+        "work": t.and_then(|t| t.work.as_deref()).map(str::to_owned),
         "variants": keyed(&TailVariant::ALL, TailVariant::name, |v| get(v).map(variant)),
         "prefaulted": headline.and_then(get).map(variant),
         "prefaulted_key": headline.map(|v| v.name().replace('-', "_")),
@@ -59,7 +58,10 @@ pub fn view(run: &RunFile) -> Value {
 
 fn variant(v: &TailVariantResult) -> Value {
     let mut m = stats(v.latency.as_ref());
-    m.insert("skipped".into(), json!(v.skipped.as_deref().map(text)));
+    m.insert(
+        "skipped".into(),
+        json!(v.skipped.as_deref().map(str::to_owned)),
+    );
     m.insert("label".into(), json!(v.variant.label()));
     m.insert("faults".into(), json!(v.hot_minor_faults.map(|f| f.median)));
     m.insert(

@@ -4,7 +4,6 @@
 use pagewalk_model::{RunFile, ThpSize};
 use serde_json::{json, Map, Value};
 
-use super::text;
 use super::translation::{counters, ns_keys, record_keys, size};
 
 pub fn view(run: &RunFile) -> Value {
@@ -47,7 +46,7 @@ pub fn view(run: &RunFile) -> Value {
     let h = t.and_then(|t| t.hugetlb.as_ref());
     let settings = t.map(|t| &t.settings);
     let knob = |f: fn(&pagewalk_model::ThpSettings) -> &Option<String>| {
-        json!(settings.and_then(|s| f(s).as_deref()).map(text))
+        json!(settings.and_then(|s| f(s).as_deref()).map(str::to_owned))
     };
     let keys = [
         ("repetitions", json!(t.and_then(|t| t.repetitions))),
@@ -87,8 +86,8 @@ pub fn view(run: &RunFile) -> Value {
                 "mapped": h.map(|h| h.mapped),
                 "size": h.filter(|h| h.size_bytes > 0).map(|h| size(h.size_bytes)),
                 "ns": h.and_then(|h| h.chase.as_ref()).map(|c| c.ns_per_load.median),
-                "text": h.map(|h| text(&h.outcome)),
-                "errno": h.and_then(|h| h.errno.as_deref()).map(text),
+                "text": h.map(|h| &h.outcome),
+                "errno": h.and_then(|h| h.errno.as_deref()).map(str::to_owned),
             }),
         ),
         ("counters", counters(t.and_then(|t| t.counters.as_ref()))),
@@ -101,7 +100,10 @@ fn one_size(s: &ThpSize) -> Value {
     let mut m = Map::new();
     m.insert("bytes".into(), json!(s.size_bytes));
     m.insert("size".into(), json!(size(s.size_bytes)));
-    m.insert("size_note".into(), json!(s.size_note.as_deref().map(text)));
+    m.insert(
+        "size_note".into(),
+        json!(s.size_note.as_deref().map(str::to_owned)),
+    );
     ns_keys(&mut m, "small", s.small.as_ref());
     ns_keys(&mut m, "huge", s.huge.as_ref());
     let huge = s.huge.as_ref();
@@ -130,9 +132,9 @@ fn one_size(s: &ThpSize) -> Value {
             "ok".to_string()
         } else {
             match (&c.errno, &c.detail) {
-                (Some(e), Some(d)) => text(&format!("{e}: {d}")),
-                (Some(e), None) => text(e),
-                (None, d) => text(d.as_deref().unwrap_or("failed")),
+                (Some(e), Some(d)) => format!("{e}: {d}"),
+                (Some(e), None) => e.clone(),
+                (None, d) => d.as_deref().unwrap_or("failed").to_string(),
             }
         })),
     );
@@ -140,8 +142,8 @@ fn one_size(s: &ThpSize) -> Value {
     let notes: Vec<String> = [&s.small, &s.huge]
         .into_iter()
         .flatten()
-        .filter_map(|p| p.note.as_deref().map(text))
-        .chain(s.skipped.as_deref().map(text))
+        .filter_map(|p| p.note.as_deref().map(str::to_owned))
+        .chain(s.skipped.as_deref().map(str::to_owned))
         .collect();
     m.insert(
         "note".into(),

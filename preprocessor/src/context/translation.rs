@@ -3,12 +3,10 @@
 //! counters and checks. Every key is always present, null when absent.
 
 use pagewalk_model::{
-    Agreement, ChasePoint, CounterStatus, Curve, ExperimentRecord, Geometry, Regime, RunFile,
-    Status, Step, StepKind,
+    Agreement, ChasePoint, CounterStatus, Curve, ExperimentRecord, Geometry, Regime, RunFile, Step,
+    StepKind,
 };
 use serde_json::{json, Map, Value};
-
-use super::text;
 
 pub use pagewalk_figures::size_label as size;
 
@@ -16,15 +14,15 @@ pub use pagewalk_figures::size_label as size;
 pub fn record_keys(record: &ExperimentRecord) -> Map<String, Value> {
     let failed: Vec<Value> = record
         .failed_checks()
-        .map(|c| {
-            json!({"name": text(&c.name), "expected": text(&c.expected), "observed": text(&c.observed)})
-        })
+        .map(|c| json!({"name": &c.name, "expected": &c.expected, "observed": &c.observed}))
         .collect();
-    let ok = record.status == Status::Ok && record.results.is_some();
+    let ok = record.status.measured() && record.results.is_some();
     let mut m = Map::new();
     m.insert(
         "skipped".into(),
-        json!((!ok).then(|| record.reason.as_deref().map(text)).flatten()),
+        json!((!ok)
+            .then(|| record.reason.as_deref().map(str::to_owned))
+            .flatten()),
     );
     m.insert("duration_s".into(), json!(record.duration_s));
     m.insert(
@@ -84,7 +82,7 @@ pub fn joined(
 /// `cpuid.source` and one key per TLB level.
 pub fn cpuid(g: Option<&Geometry>) -> Value {
     let mut m = Map::new();
-    m.insert("source".into(), json!(g.map(|g| text(&g.tlb_source))));
+    m.insert("source".into(), json!(g.map(|g| &g.tlb_source)));
     for (key, level, page) in [
         ("l1d_4k", 1, 4096),
         ("l2_4k", 2, 4096),
@@ -128,7 +126,7 @@ pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Value, Value) {
         .iter()
         .map(|s| {
             let label = match &s.matches {
-                Some(m) => text(m),
+                Some(m) => m.clone(),
                 None => match s.kind {
                     StepKind::Cache => "a cache level".into(),
                     StepKind::Translation => "a TLB level".into(),
@@ -178,7 +176,7 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
         .iter()
         .map(|a| {
             json!({
-                "what": text(&a.what),
+                "what": &a.what,
                 "expected": a.expected_x,
                 "expected_text": at(a.expected_x),
                 "found": a.found_x,
@@ -195,15 +193,15 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
         .map(|a| match (a.found_kind, a.found_x) {
             (Some(StepKind::Cache), Some(x)) => format!(
                 "{} (there is a step at {}, but it stays put with huge pages)",
-                text(&a.what),
+                &a.what,
                 at(x)
             ),
             (Some(StepKind::Translation), Some(x)) => format!(
                 "{} (there is a step at {}, but it changes with huge pages)",
-                text(&a.what),
+                &a.what,
                 at(x)
             ),
-            _ => text(&a.what),
+            _ => a.what.clone(),
         })
         .collect();
     let sentence = match all {
@@ -229,9 +227,9 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
 pub fn counters(c: Option<&CounterStatus>) -> Value {
     json!({
         "dtlb": c.map(|c| c.dtlb_load_misses.available),
-        "dtlb_detail": c.map(|c| text(&c.dtlb_load_misses.detail)),
+        "dtlb_detail": c.map(|c| &c.dtlb_load_misses.detail),
         "faults": c.map(|c| c.page_faults.available),
-        "faults_detail": c.map(|c| text(&c.page_faults.detail)),
+        "faults_detail": c.map(|c| &c.page_faults.detail),
     })
 }
 

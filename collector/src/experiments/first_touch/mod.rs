@@ -29,7 +29,7 @@ const FULL_REPS: u32 = 3;
 
 pub fn run(env: &Env) -> Result<Outcome, String> {
     let requested = env.settings.size_or(FULL_SIZE, QUICK_SIZE);
-    let allowance = match guard::allow_now(requested, env.machine.memory.cgroup_limit_bytes)? {
+    let allowance = match guard::allow_now(requested)? {
         Ok(allowance) => allowance,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };

@@ -29,7 +29,7 @@ pub fn attempt(
     counters: &Counters,
     proof: &mut Proof,
 ) -> HugetlbAttempt {
-    let mut reservation = reserve.map(Reservation::make);
+    let mut reservation = reserve.map(|pages| Reservation::make(pages, want));
     let mut result = try_pool(want, plan, counters, proof);
     if let Some(r) = reservation.take() {
         result.reserved = Some(match r {
@@ -109,27 +109,39 @@ fn set_pool(pages: u64) -> Result<(), String> {
 /// drop if [`Reservation::restore`] was not called.
 struct Reservation {
     requested: u64,
+    capped: Option<String>,
     obtained: u64,
     previous: u64,
     done: bool,
 }
 
 impl Reservation {
-    /// Sets the pool to `pages`; the `Err` is already the record of why not.
-    fn make(pages: u64) -> Result<Reservation, HugetlbReservation> {
+    /// Sets the pool to `pages`, capped to what an attempt of `want` bytes
+    /// maps and to what the memory guard allows (reserved pages are taken
+    /// from everyone else); the `Err` is already the record of why not.
+    fn make(pages: u64, want: u64) -> Result<Reservation, HugetlbReservation> {
         let previous = pool("nr_hugepages").unwrap_or(0);
+        let (target, capped) = cap_reservation(pages, want, crate::guard::allow_now(want));
+        if let Some(why) = &capped {
+            eprintln!("thp: --reserve-hugepages {pages}: {why}");
+        }
         let failed = |obtained| HugetlbReservation {
             requested: pages,
+            capped: capped.clone(),
             obtained,
             previous,
             restored: true,
         };
-        if let Err(why) = set_pool(pages) {
-            eprintln!("thp: --reserve-hugepages {pages}: {why}");
+        if target == 0 {
+            return Err(failed(previous));
+        }
+        if let Err(why) = set_pool(target) {
+            eprintln!("thp: --reserve-hugepages {target}: {why}");
             return Err(failed(previous));
         }
         Ok(Reservation {
             requested: pages,
+            capped,
             // The kernel gives what it can find: maybe fewer.
             obtained: pool("nr_hugepages").unwrap_or(0),
             previous,
@@ -143,11 +155,38 @@ impl Reservation {
             set_pool(self.previous).is_ok() && pool("nr_hugepages") == Some(self.previous);
         HugetlbReservation {
             requested: self.requested,
+            capped: self.capped.clone(),
             obtained: self.obtained,
             previous: self.previous,
             restored,
         }
     }
+}
+
+/// How many pages to reserve for `asked`: never more than the `want`
+/// bytes the attempt maps, nor than the guard's allowance for them.
+fn cap_reservation(
+    asked: u64,
+    want: u64,
+    allowance: Result<Result<crate::guard::Allowance, String>, String>,
+) -> (u64, Option<String>) {
+    let huge = HUGE_PAGE as u64;
+    let (allowed, why) = match allowance {
+        Ok(Ok(a)) => (a.bytes / huge, a.note),
+        Ok(Err(why)) | Err(why) => (0, Some(why)),
+    };
+    let most = (want / huge).min(allowed);
+    if asked <= most {
+        return (asked, None);
+    }
+    let reason =
+        why.unwrap_or_else(|| format!("the attempt maps at most {}", human(want as usize)));
+    (
+        most,
+        Some(format!(
+            "capped to {most} pages (of {asked} asked): {reason}"
+        )),
+    )
 }
 
 impl Drop for Reservation {
@@ -160,5 +199,42 @@ impl Drop for Reservation {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::Allowance;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_huge_request_is_capped_to_what_the_attempt_maps() {
+        let plenty = Ok(Ok(Allowance {
+            bytes: 256 * MIB,
+            note: None,
+        }));
+        let (pages, why) = cap_reservation(99_999_999_999, 256 * MIB, plenty);
+        assert_eq!(pages, 128);
+        assert!(why.unwrap().contains("of 99999999999 asked"));
+        let ok = Ok(Ok(Allowance {
+            bytes: 256 * MIB,
+            note: None,
+        }));
+        assert_eq!(cap_reservation(16, 256 * MIB, ok), (16, None));
+    }
+
+    #[test]
+    fn the_guard_caps_it_further_and_says_why() {
+        let tight = Ok(Ok(Allowance {
+            bytes: 64 * MIB,
+            note: Some("scaled down: a quarter of MemAvailable (256 MiB)".into()),
+        }));
+        let (pages, why) = cap_reservation(1000, 256 * MIB, tight);
+        assert_eq!(pages, 32);
+        assert!(why.unwrap().contains("MemAvailable"));
+        let none = Ok(Err("not even 2 MiB fits".to_string()));
+        assert_eq!(cap_reservation(1000, 256 * MIB, none).0, 0);
     }
 }

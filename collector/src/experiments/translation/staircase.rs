@@ -30,7 +30,7 @@ const FULL_REPS: u32 = 5;
 pub fn run(env: &Env) -> Result<Outcome, String> {
     let s = env.settings;
     let requested = s.size_or(FULL_MAX, QUICK_MAX);
-    let allowance = match guard::allow_now(requested, env.machine.memory.cgroup_limit_bytes)? {
+    let allowance = match guard::allow_now(requested)? {
         Ok(a) => a,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };

@@ -46,7 +46,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         if interrupt::requested() {
             break;
         }
-        let allowance = match guard::allow_now(want, env.machine.memory.cgroup_limit_bytes)? {
+        let allowance = match guard::allow_now(want)? {
             Ok(a) => a,
             Err(why) => {
                 sizes.push(ThpSize {
