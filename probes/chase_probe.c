@@ -41,12 +41,14 @@ static int cmp(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* ANCHOR: chase (quoted in book/staircases.md) */
 /* noinline + the returned pointer: every load stays, one after another. */
 __attribute__((noinline)) static void **chase(void **p, uint64_t loads) {
     while (loads--)
         p = (void **)*p;
     return p;
 }
+/* ANCHOR_END: chase */
 
 static double measure(size_t kib, int huge) {
     size_t len = kib << 10, slots = len / LINE;

@@ -12,9 +12,10 @@ use mdbook_preprocessor::Preprocessor;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("supports") {
-        // Only the HTML renderer knows what to do with the chart markup.
-        let html = args.get(1).map(String::as_str) == Some("html");
-        return if html {
+        // Only the HTML renderer knows what to do with the chart markup;
+        // `mdbook test` gets the code blocks (see `doctest`).
+        let supported = matches!(args.get(1).map(String::as_str), Some("html" | "test"));
+        return if supported {
             ExitCode::SUCCESS
         } else {
             ExitCode::FAILURE
