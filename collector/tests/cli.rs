@@ -202,3 +202,173 @@ fn unknown_names_are_refused() {
         .status
         .success());
 }
+
+/// Starts a full run into `dir`, lets it get into first-touch, and sends
+/// `signal`; returns the exit status and the one file it must still write.
+fn run_then_signal(dir: &Path, signal: libc::c_int) -> (std::process::ExitStatus, PathBuf) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_collector"))
+        .args(["run", "--all", "--out", dir.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Not a timing assertion: only enough for the first repetition to start.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: signalling our own child, which has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+    let status = child.wait().unwrap();
+    let files = json_files(dir);
+    assert_eq!(files.len(), 1, "what finished is written: {files:?}");
+    (status, files[0].clone())
+}
+
+#[test]
+fn sigterm_and_sighup_keep_what_finished_and_say_it_was_cut_short() {
+    for (signal, name, code) in [
+        (libc::SIGTERM, "SIGTERM", 143),
+        (libc::SIGHUP, "SIGHUP", 129),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (status, file) = run_then_signal(dir.path(), signal);
+        assert_eq!(
+            status.code(),
+            Some(code),
+            "{name}: exit as a shell reports it"
+        );
+        let run = read_run(&file).unwrap();
+        let Provenance::Collector { interrupted, .. } = run.provenance else {
+            panic!("a collector run")
+        };
+        assert!(interrupted, "{name}");
+        // The experiment that was running is partial, and says so; none of
+        // the later ones is in the file.
+        let first = &run.experiments[0];
+        assert_eq!(first.status, Status::Interrupted, "{name}: {first:?}");
+        assert!(first.reason.as_deref().unwrap().contains(name), "{first:?}");
+        assert_eq!(run.experiments.len(), 1, "{name}");
+        // No partial file is left behind.
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+}
+
+#[test]
+fn a_size_under_one_huge_page_is_refused_for_that_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = collector(&[
+        "run",
+        "first-touch",
+        "--size",
+        "1M",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let run = read_run(&json_files(dir.path())[0]).unwrap();
+    let reason = run.experiments[0].reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("(1 MiB) is under 2 MiB"),
+        "{reason}\n{}",
+        stdout(&out)
+    );
+    assert!(!reason.contains("MemAvailable"), "{reason}");
+}
+
+#[test]
+fn validate_reports_a_killed_runs_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new("true").spawn().unwrap();
+    let gone = child.id();
+    child.wait().unwrap();
+    fs::write(dir.path().join(format!(".r0.{gone}.json.tmp")), "{").unwrap();
+    let out = collector(&["validate", dir.path().to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "a leftover does not make the folder invalid"
+    );
+    assert!(
+        stderr(&out).contains(&format!("left by run process {gone}, which no longer runs")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A memory cgroup of `limit` bytes below this process's own, removed on
+/// drop; `Err` says why the machine cannot give one (not root, no memory
+/// controller, a v2 hierarchy that does not delegate it).
+struct MemoryCgroup(PathBuf);
+
+impl MemoryCgroup {
+    fn new(limit: u64) -> Result<MemoryCgroup, String> {
+        let own = fs::read_to_string("/proc/self/cgroup").map_err(|e| e.to_string())?;
+        let path = |pred: &dyn Fn(&str) -> bool| {
+            own.lines().find_map(|l| {
+                let mut p = l.splitn(3, ':');
+                let (_, c, path) = (p.next()?, p.next()?, p.next()?);
+                pred(c).then(|| path.trim_start_matches('/').to_string())
+            })
+        };
+        let (dir, file) = match path(&|c| c.split(',').any(|c| c == "memory")) {
+            Some(v1) => (
+                Path::new("/sys/fs/cgroup/memory").join(v1),
+                "memory.limit_in_bytes",
+            ),
+            None => {
+                let v2 = path(&|c| c.is_empty()).ok_or("no memory cgroup")?;
+                (Path::new("/sys/fs/cgroup").join(v2), "memory.max")
+            }
+        };
+        let dir = dir.join(format!("pagewalk-test-{}", std::process::id()));
+        fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let cg = MemoryCgroup(dir);
+        fs::write(cg.0.join(file), limit.to_string())
+            .map_err(|e| format!("cannot set {file}: {e}"))?;
+        Ok(cg)
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir(&self.0);
+    }
+}
+
+#[test]
+fn a_full_quick_run_finishes_under_a_48_mib_memory_limit() {
+    let cg = match MemoryCgroup::new(48 << 20) {
+        Ok(cg) => cg,
+        Err(why) => {
+            eprintln!("skipped: this machine cannot make a memory cgroup here: {why}");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The shell joins the cgroup, then becomes the collector.
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec {} run --all --quick --out {}",
+        cg.0.display(),
+        env!("CARGO_BIN_EXE_collector"),
+        dir.path().display()
+    );
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "status {:?} (137: killed by the OOM killer)\n{}",
+        out.status,
+        stderr(&out)
+    );
+    let run = read_run(&json_files(dir.path())[0]).unwrap();
+    assert!(
+        run.experiments.len() >= 9,
+        "every experiment is in the file"
+    );
+    // The guard saw the limit and said so where it scaled sizes down.
+    let Some(Results::FirstTouch(ft)) = &run.experiments[0].results else {
+        panic!("first-touch ran")
+    };
+    let note = ft.size_note.as_deref().unwrap_or("");
+    assert!(note.contains("cgroup memory limit (48 MiB)"), "{note}");
+}

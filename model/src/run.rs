@@ -223,8 +223,14 @@ pub struct ExperimentRecord {
 }
 
 impl ExperimentRecord {
+    /// Premises that did not hold (findings are never failures).
     pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(|c| !c.passed)
+        self.checks.iter().filter(|c| !c.passed && !c.finding)
+    }
+
+    /// What the compiler or a library chose, as recorded.
+    pub fn findings(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| c.finding)
     }
 }
 
@@ -256,6 +262,12 @@ pub struct Check {
     pub passed: bool,
     pub expected: String,
     pub observed: String,
+    /// A finding, not a premise: what the compiler or a library chose
+    /// (which allocator call a `Vec` form reaches), recorded and explained
+    /// but never a failure of the run. `passed` then says whether it matched
+    /// what a reference source saw.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub finding: bool,
 }
 
 impl Check {
@@ -270,6 +282,15 @@ impl Check {
             passed,
             expected: expected.into(),
             observed: observed.into(),
+            finding: false,
+        }
+    }
+
+    /// The same check recorded as a finding (see [`Check::finding`]).
+    pub fn as_finding(self) -> Check {
+        Check {
+            finding: true,
+            ..self
         }
     }
 }

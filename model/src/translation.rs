@@ -352,6 +352,10 @@ pub struct TlbReachResults {
     /// The data every point touches stays at or below this (half of L2
     /// when L2 is known): the premise that only translation changes.
     pub data_limit_bytes: u64,
+    /// Why fewer pages were chased than half of L2 allows: every page is
+    /// mapped and touched, and the memory guard scaled the span down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_note: Option<String>,
     /// `small` and `huge`; `ChasePoint::pages` is the x axis.
     pub curves: Vec<Curve>,
     pub steps: Vec<Step>,

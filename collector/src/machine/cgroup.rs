@@ -17,13 +17,17 @@ pub fn memory_limit_bytes() -> Option<u64> {
 pub fn memory_headroom() -> Option<crate::guard::Cgroup> {
     limited_levels()
         .map(|(limit, dir)| {
-            let used = ["memory.current", "memory.usage_in_bytes"]
+            let usage: u64 = ["memory.current", "memory.usage_in_bytes"]
                 .iter()
                 .find_map(|f| std::fs::read_to_string(dir.join(f)).ok())
                 .and_then(|t| t.trim().parse().ok())
                 // Usage unreadable: count the whole limit as free, as
                 // before this was read at all.
                 .unwrap_or(0);
+            // Usage counts page cache; its inactive part is given back
+            // before the OOM killer runs, so it is not held.
+            let stat = std::fs::read_to_string(dir.join("memory.stat")).unwrap_or_default();
+            let used = usage.saturating_sub(inactive_file(&stat));
             crate::guard::Cgroup { limit, used }
         })
         .min_by_key(|c| c.limit.saturating_sub(c.used))
@@ -86,6 +90,20 @@ fn ancestors(mount: &Path, path: &str) -> Vec<PathBuf> {
     dirs
 }
 
+/// `inactive_file` (v2) or `total_inactive_file` (v1, hierarchical) from
+/// `memory.stat`, 0 when absent.
+fn inactive_file(stat: &str) -> u64 {
+    let field = |name: &str| {
+        stat.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == name).then(|| v.trim().parse().ok()).flatten()
+        })
+    };
+    field("total_inactive_file")
+        .or_else(|| field("inactive_file"))
+        .unwrap_or(0)
+}
+
 fn parse_limit(text: &str) -> Option<u64> {
     let text = text.trim();
     if text == "max" {
@@ -110,6 +128,14 @@ mod tests {
     #[test]
     fn paths_from_pure_v2() {
         assert_eq!(memory_cgroup_paths("0::/\n"), (Some("/"), None));
+    }
+
+    #[test]
+    fn reclaimable_cache_is_not_counted_as_held() {
+        let v1 = "cache 100\ninactive_file 7\ntotal_inactive_file 4096\n";
+        assert_eq!(inactive_file(v1), 4096);
+        assert_eq!(inactive_file("anon 5\ninactive_file 512\n"), 512);
+        assert_eq!(inactive_file(""), 0);
     }
 
     #[test]

@@ -46,8 +46,31 @@ pub fn render(run: &RunFile, path: &Path) -> String {
         .iter()
         .flat_map(|e| e.failed_checks().map(move |c| (e, c)))
         .collect();
-    let total: usize = run.experiments.iter().map(|e| e.checks.len()).sum();
+    let findings: Vec<_> = run
+        .experiments
+        .iter()
+        .flat_map(|e| e.findings().map(move |c| (e, c)))
+        .collect();
+    let total: usize = run
+        .experiments
+        .iter()
+        .map(|e| e.checks.len() - e.findings().count())
+        .sum();
     out.push('\n');
+    if !findings.is_empty() {
+        // What the compiler or a library chose: facts about this build,
+        // never failures of the machine's premises.
+        let _ = writeln!(out, "Findings (the build's choices, recorded):");
+        for (e, c) in findings {
+            let same = if c.passed { "as" } else { "unlike" };
+            let _ = writeln!(out, "  {} / {}", e.name, c.name);
+            let _ = writeln!(
+                out,
+                "      observed: {} ({same} the reference: {})",
+                c.observed, c.expected
+            );
+        }
+    }
     if failed.is_empty() {
         let _ = writeln!(out, "Checks: all {total} passed.");
     } else {

@@ -75,7 +75,12 @@ pub fn for_mode(result: &ModeResult, pages: u64, stride: u64) -> Vec<Check> {
                     (c.alloc, c.alloc_zeroed) == (1, 0)
                 }
         };
-        checks.push(Check::new(
+        // Which call a form reaches is the compiler's and the standard
+        // library's choice, not the machine's: a finding to record and
+        // explain, never a failed premise (it would fail on every run of a
+        // compiler that chose otherwise). The fault checks below follow the
+        // path that was seen.
+        let finding = Check::new(
             format!("{m}: {want}"),
             all(&|r| r.calls.as_ref().is_some_and(path_ok)),
             if zeroed {
@@ -97,7 +102,8 @@ pub fn for_mode(result: &ModeResult, pages: u64, stride: u64) -> Vec<Check> {
                 }
                 None => "not counted".into(),
             }),
-        ));
+        );
+        checks.push(finding.as_finding());
     }
 
     // Whether a repetition should fault at allocation: fixed for the C and
@@ -242,7 +248,7 @@ mod tests {
     fn failed(checks: &[Check]) -> Vec<&str> {
         checks
             .iter()
-            .filter(|c| !c.passed)
+            .filter(|c| !c.passed && !c.finding)
             .map(|c| c.name.as_str())
             .collect()
     }
@@ -312,12 +318,16 @@ mod tests {
             vec![sample(262_144, 0, 0, Some(plain))]
         ))
         .is_empty());
-        // An unfused resize(n, 0): the path check fails, the fault checks
-        // follow the path actually taken.
+        // An unfused resize(n, 0), as rustc 1.95 compiles it: recorded as
+        // a finding that differs from R1, not a failure; the fault checks
+        // follow the path actually taken and pass.
         let c = run(Mode::ResizeZero, vec![sample(262_144, 0, 0, Some(plain))]);
-        assert_eq!(
-            failed(&c),
-            vec!["resize-zero: one alloc_zeroed, no alloc (a zeroed allocation, no memset)"]
+        assert!(failed(&c).is_empty(), "{c:?}");
+        let finding = c.iter().find(|c| c.finding).unwrap();
+        assert!(!finding.passed);
+        assert!(
+            finding.observed.contains("alloc=1 alloc_zeroed=0"),
+            "{finding:?}"
         );
     }
 }

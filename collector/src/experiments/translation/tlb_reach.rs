@@ -15,8 +15,11 @@ use pagewalk_model::{Check, Results, TlbReachResults};
 use super::chase::{Layout, Plan};
 use super::{bends, checks, geometry, ladder, region::human, sweep, Swept, SEED};
 use crate::experiments::{Env, Outcome};
+use crate::guard;
 
 const LINE: u64 = 64;
+/// The base page each point spans, one line per page.
+const PAGE: u64 = 4096;
 /// Odd, so any 64 consecutive pages put their lines on 64 different
 /// offsets: all L1 sets, and every L2 set within a few pages' span.
 const LINE_STEP: u64 = 13;
@@ -32,7 +35,17 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let l2 = geometry.data_cache(2).map(|c| c.size_bytes);
     // Half of L2: room for the page-table lines the walks bring in too.
     let data_limit = l2.map_or(UNKNOWN_L2_LIMIT, |b| b / 2);
-    let max_pages = data_limit / LINE;
+    // Each page holds one line but is mapped and touched whole: the span,
+    // not the data, is what the memory guard must allow.
+    let wanted_pages = data_limit / LINE;
+    let allowance = match guard::allow_now(wanted_pages * PAGE)? {
+        Ok(a) => a,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
+    let max_pages = wanted_pages.min(allowance.bytes / PAGE);
+    let size_note = (max_pages < wanted_pages)
+        .then(|| allowance.note.clone())
+        .flatten();
     let counts = ladder(MIN_PAGES, max_pages, if s.quick { 0 } else { u64::MAX }, 1);
     let plan = Plan {
         repetitions: s.reps_or(FULL_REPS),
@@ -90,6 +103,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
             repetitions: plan.repetitions,
             seed: SEED,
             data_limit_bytes: data_limit,
+            size_note,
             curves,
             steps,
             geometry,
