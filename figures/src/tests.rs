@@ -46,6 +46,7 @@ fn file(provenance: Provenance, modes: Vec<ModeResult>) -> RunFile {
                 repetitions: 3,
                 memory_before: None,
                 modes,
+                stated: Default::default(),
             })),
         }],
     }

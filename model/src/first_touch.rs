@@ -143,6 +143,11 @@ pub struct FirstTouchResults {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_before: Option<MemorySnapshot>,
     pub modes: Vec<ModeResult>,
+    /// A published source's own words for a figure the book derives from
+    /// its numbers (`first_vs_second`: "about 70x"), quoted beside the
+    /// book's arithmetic; empty for collector runs.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub stated: std::collections::BTreeMap<String, String>,
 }
 
 impl FirstTouchResults {

@@ -97,8 +97,32 @@ pub struct Mitigation {
 }
 
 impl Mitigation {
-    /// A mitigation is in force (not "Not affected", not "Vulnerable").
+    /// A mitigation is in force: "Mitigation: ...", or a "Vulnerable"
+    /// status that still applies a software fix and only lacks microcode
+    /// (`spec_rstack_overflow`: `Vulnerable: Safe RET, no microcode` runs
+    /// the Safe RET thunk on every kernel return).
     pub fn active(&self) -> bool {
-        self.status.starts_with("Mitigation")
+        self.status.starts_with("Mitigation") || self.status.contains("Safe RET")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mitigation;
+
+    fn m(status: &str) -> Mitigation {
+        Mitigation {
+            name: "x".into(),
+            status: status.into(),
+        }
+    }
+
+    #[test]
+    fn safe_ret_without_microcode_is_in_force() {
+        assert!(m("Mitigation: Retpolines").active());
+        assert!(m("Vulnerable: Safe RET, no microcode").active());
+        assert!(!m("Vulnerable").active());
+        assert!(!m("Vulnerable: No microcode").active());
+        assert!(!m("Not affected").active());
     }
 }

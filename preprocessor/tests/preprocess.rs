@@ -52,6 +52,7 @@ fn collector_run(started: &str, first_ms: f64) -> RunFile {
             ),
             ModeResult::skipped(Mode::Populate, "not on this kernel"),
         ],
+        stated: Default::default(),
     };
     RunFile {
         schema_version: SCHEMA_VERSION,

@@ -40,12 +40,17 @@ pub fn view(run: &RunFile) -> Value {
             "mem_free_mib": b.mem_free_kib / 1024,
             "mem_available_mib": b.mem_available_kib / 1024,
             "swap_free_mib": b.swap_free_kib.map(|k| k / 1024),
+            // As /proc/meminfo prints them, for a source quoted exactly.
+            "mem_free_kib": b.mem_free_kib,
+            "mem_available_kib": b.mem_available_kib,
+            "swap_free_kib": b.swap_free_kib,
             "free_order0": b.free_blocks_of(0),
             "free_huge_blocks": b.free_blocks_at_least(9),
         })),
         "all_checks_passed": failed.is_empty(),
         "failed_checks": failed,
         "modes": modes,
+        "stated": &ft.stated,
     })
 }
 

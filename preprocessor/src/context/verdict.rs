@@ -147,11 +147,22 @@ pub fn step_match(step: StepAt, steps: &[StepAt]) -> &'static str {
     }
 }
 
-/// The step of the other page regime within a factor of two of `step`.
+/// The same bend on the other page regime's curve: the nearest step there,
+/// less than a factor of two away, whose own nearest step here is `step`
+/// (so one bend is never paired with two).
 fn counterpart(step: StepAt, steps: &[StepAt]) -> Option<usize> {
-    steps
-        .iter()
-        .position(|o| o.small != step.small && o.x <= 2.0 * step.x && step.x <= 2.0 * o.x)
+    let nearest = |s: StepAt| {
+        steps
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.small != s.small)
+            .map(|(i, o)| (i, (o.x / s.x).ln().abs()))
+            .filter(|&(_, d)| d < 2f64.ln())
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    };
+    let i = nearest(step)?;
+    (nearest(steps[i]).map(|j| steps[j]) == Some(step)).then_some(i)
 }
 
 /// Whether the 4 KiB curve has a translation step within a factor of two of
@@ -552,6 +563,11 @@ mod tests {
         assert_eq!(step_match(alone, &all), "unmatched");
         assert_eq!(step_match(known, &all), "matches");
         assert_eq!(step_match(beside_known, &all), "as-other-regime");
+        // The other curve's step near it is already paired with a closer
+        // step here: no counterpart, so nothing is borrowed from it.
+        let far = step(true, 2.3 * mib, false, false);
+        let paired = [known, beside_known, far];
+        assert_eq!(step_match(far, &paired), "unmatched");
     }
 
     #[test]

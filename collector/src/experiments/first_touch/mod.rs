@@ -84,6 +84,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
             repetitions: plan.repetitions,
             memory_before,
             modes,
+            stated: Default::default(),
         }),
         checks,
     })
