@@ -52,6 +52,7 @@ const OPTIONAL_TOOLS: &[&str] = &[
     "objdump",
     "nm",
     "gcc",
+    "sudo",
 ];
 
 /// Files that exist only on some machines, and on which.
@@ -232,6 +233,20 @@ fn not_available(cmd: &Command_, status: &ExitStatus, stderr: &str) -> Option<Ou
             return reason(format!("for {name} CPUs, and this is not one"));
         }
     }
+    let needs_privilege = [
+        "perf_event_paranoid",
+        "Operation not permitted",
+        "Permission denied",
+    ];
+    let tool = cmd.text.split_whitespace().next().unwrap_or_default();
+    if ["perf", "strace"].contains(&tool) && needs_privilege.iter().any(|m| stderr.contains(m)) {
+        return reason(format!(
+            "{tool} is not permitted here (perf_event_paranoid, ptrace_scope)"
+        ));
+    }
+    if cmd.text.contains("sudo ") && stderr.contains("sudo:") {
+        return reason("it needs root, and sudo asks for a password".into());
+    }
     if stderr.contains("event syntax error") {
         return reason(
             "perf does not know these events on this CPU (no PMU, or another model)".into(),
@@ -251,8 +266,18 @@ fn not_available(cmd: &Command_, status: &ExitStatus, stderr: &str) -> Option<Ou
     None
 }
 
+/// The waiting stand-in, stopped however the test ends.
+struct Waiting(Child);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Compiles the stand-in program and starts a waiting copy named `server`.
-fn start_stand_in(dir: &Path) -> (std::path::PathBuf, Child) {
+fn start_stand_in(dir: &Path) -> (std::path::PathBuf, Waiting) {
     let program = dir.join("server");
     fs::write(dir.join("stand-in.c"), STAND_IN).unwrap();
     let cc = Command::new("cc")
@@ -265,7 +290,7 @@ fn start_stand_in(dir: &Path) -> (std::path::PathBuf, Child) {
         "the stand-in program does not compile"
     );
     let waiting = Command::new(&program).arg("wait").spawn().unwrap();
-    (program, waiting)
+    (program, Waiting(waiting))
 }
 
 #[test]
@@ -277,7 +302,7 @@ fn every_read_only_shell_line_runs() {
         blocks.len()
     );
     let tmp = tempfile::tempdir().unwrap();
-    let (program, mut server) = start_stand_in(tmp.path());
+    let (program, server) = start_stand_in(tmp.path());
     // Blocks in parallel (several wait out a perf window), lines in order.
     let reports: Vec<Vec<(usize, String, Outcome)>> = thread::scope(|s| {
         let handles: Vec<_> = blocks
@@ -286,7 +311,7 @@ fn every_read_only_shell_line_runs() {
             .map(|(i, block)| {
                 let dir = tmp.path().join(format!("block-{i}"));
                 let program = &program;
-                let pid = server.id();
+                let pid = server.0.id();
                 s.spawn(move || {
                     fs::create_dir(&dir).unwrap();
                     stand_ins(&dir, program);
@@ -299,8 +324,7 @@ fn every_read_only_shell_line_runs() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    server.kill().unwrap();
-    server.wait().unwrap();
+    drop(server);
 
     let (mut ran, mut failures) = (0, String::new());
     for (block, report) in blocks.iter().zip(&reports) {
