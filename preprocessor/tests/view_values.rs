@@ -1,0 +1,255 @@
+//! The numbers chapters print, recomputed here straight from the raw JSON
+//! samples (serde_json values, not the model's summaries) and held against
+//! the template context: a view that scales, picks or rounds a value wrongly
+//! fails here, whatever the chapters happen to show.
+
+use std::path::Path;
+
+use mdbook_pagewalk::{context, DataSet};
+use serde_json::Value;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+
+/// The committed example run and the references, and nothing the reader may
+/// have in `data/runs/`.
+fn data() -> (DataSet, Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["example", "reference"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        for entry in std::fs::read_dir(Path::new(DATA).join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.path().join(sub).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    let example = std::fs::read_dir(dir.path().join("example"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    let raw = serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap();
+    (DataSet::load(dir.path()).unwrap(), raw, dir)
+}
+
+fn reference(name: &str) -> Value {
+    let text = std::fs::read_to_string(Path::new(DATA).join("reference").join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn results<'a>(run: &'a Value, experiment: &str) -> &'a Value {
+    let e = run["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == experiment)
+        .unwrap_or_else(|| panic!("no {experiment} in the file"));
+    &e["results"][experiment]
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    assert!(!v.is_empty());
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
+#[track_caller]
+fn same(shown: &Value, expected: f64, what: &str) {
+    let shown = shown
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: not a number in the context: {shown}"));
+    let scale = expected.abs().max(1e-12);
+    assert!(
+        ((shown - expected) / scale).abs() < 1e-9,
+        "{what}: the context has {shown}, the JSON gives {expected}"
+    );
+}
+
+/// Every phase of every mode of a first-touch file against `view`: wall
+/// milliseconds, ns per page (wall time over the pages), its spread, faults.
+fn check_first_touch(raw: &Value, view: &Value, who: &str) -> usize {
+    let pages = raw["pages"].as_f64().unwrap();
+    let mut checked = 0;
+    for mode in raw["modes"].as_array().unwrap() {
+        let key = mode["mode"].as_str().unwrap().replace('-', "_");
+        let samples = mode["samples"].as_array().unwrap();
+        for (phase, shown) in [
+            ("allocation", "alloc"),
+            ("first_pass", "first"),
+            ("second_pass", "second"),
+        ] {
+            let walls: Vec<f64> = samples
+                .iter()
+                .filter_map(|s| s[phase]["wall_ns"].as_f64())
+                .collect();
+            if walls.is_empty() {
+                continue;
+            }
+            let v = &view["modes"][&key][shown];
+            let what = |k: &str| format!("{who} ft.modes.{key}.{shown}.{k}");
+            same(&v["ms"], median(walls.clone()) / 1e6, &what("ms"));
+            same(&v["wall_ns"], median(walls.clone()), &what("wall_ns"));
+            same(&v["ns"], median(walls.clone()) / pages, &what("ns"));
+            same(&v["ns_min"], min(&walls) / pages, &what("ns_min"));
+            same(&v["ns_max"], max(&walls) / pages, &what("ns_max"));
+            let faults: Vec<f64> = samples
+                .iter()
+                .filter_map(|s| s[phase]["minor_faults"].as_f64())
+                .collect();
+            if !faults.is_empty() {
+                same(&v["faults"], median(faults), &what("faults"));
+            }
+            checked += 1;
+        }
+        let huge: Vec<f64> = samples
+            .iter()
+            .filter_map(|s| s["anon_huge_pages_kib"].as_f64())
+            .collect();
+        if !huge.is_empty() {
+            let fraction = median(huge) * 1024.0 / raw["size_bytes"].as_f64().unwrap();
+            same(
+                &view["modes"][&key]["huge_fraction"],
+                fraction,
+                &format!("{who} ft.modes.{key}.huge_fraction"),
+            );
+        }
+    }
+    checked
+}
+
+#[test]
+fn first_touch_values_follow_the_samples() {
+    let (data, raw, _dir) = data();
+    let ctx = context::build(&data);
+    let checked = check_first_touch(results(&raw, "first-touch"), &ctx["ft"], "run");
+    assert!(checked >= 20, "only {checked} phases checked");
+    let r1 = reference("r1-first-touch.json");
+    let checked = check_first_touch(results(&r1, "first-touch"), &ctx["r1"]["ft"], "R1");
+    assert!(checked >= 15, "only {checked} R1 phases checked");
+    // R1's memory, as its /proc/meminfo printed it.
+    let before = &results(&r1, "first-touch")["memory_before"];
+    for key in ["mem_free_kib", "mem_available_kib", "swap_free_kib"] {
+        same(
+            &ctx["r1"]["ft"]["before"][key],
+            before[key].as_f64().unwrap(),
+            key,
+        );
+    }
+}
+
+#[test]
+fn the_first_touch_verdict_follows_the_repetitions() {
+    let (data, raw, _dir) = data();
+    let ctx = context::build(&data);
+    let ft = results(&raw, "first-touch");
+    let walls = |mode: &str| -> Vec<f64> {
+        ft["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mode"] == mode)
+            .unwrap()["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["first_pass"]["wall_ns"].as_f64().unwrap())
+            .collect()
+    };
+    let (huge, small) = (walls("hugepage"), walls("nohugepage"));
+    let expected = if min(&huge) > max(&small) {
+        "slower"
+    } else if max(&huge) < min(&small) {
+        "faster"
+    } else {
+        "within-noise"
+    };
+    assert_eq!(ctx["ft"]["verdict"]["hugepage_first"], expected);
+}
+
+/// `{x, x_min, x_max}` of a chase point in the context against the raw
+/// samples of the same point.
+#[track_caller]
+fn check_chase(shown: &Value, prefix: &str, point: &Value, what: &str) {
+    let samples: Vec<f64> = point["samples_ns_per_load"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .collect();
+    same(
+        &shown[format!("{prefix}_ns")],
+        median(samples.clone()),
+        what,
+    );
+    same(&shown[format!("{prefix}_ns_min")], min(&samples), what);
+    same(&shown[format!("{prefix}_ns_max")], max(&samples), what);
+}
+
+#[test]
+fn staircase_and_thp_values_follow_the_samples() {
+    let (data, raw, _dir) = data();
+    let ctx = context::build(&data);
+    let mut checked = 0;
+    for curve in results(&raw, "staircase")["curves"].as_array().unwrap() {
+        let regime = curve["regime"].as_str().unwrap();
+        for point in curve["points"].as_array().unwrap() {
+            let bytes = &point["region_bytes"];
+            let shown = ctx["stair"]["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["bytes"] == *bytes)
+                .unwrap_or_else(|| panic!("no stair point at {bytes}"));
+            check_chase(shown, regime, point, &format!("stair {regime} {bytes}"));
+            checked += 1;
+        }
+    }
+    for (i, size) in results(&raw, "thp")["sizes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let shown = &ctx["thp"]["sizes"][i];
+        same(
+            &shown["bytes"],
+            size["size_bytes"].as_f64().unwrap(),
+            "thp bytes",
+        );
+        for regime in ["small", "huge"] {
+            check_chase(shown, regime, &size[regime], &format!("thp {regime} {i}"));
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "only {checked} points checked");
+}
+
+#[test]
+fn noise_batches_follow_the_samples() {
+    let (data, raw, _dir) = data();
+    let ctx = context::build(&data);
+    for batch in results(&raw, "noise")["batches"].as_array().unwrap() {
+        let key = batch["condition"].as_str().unwrap().replace('-', "_");
+        let ns: Vec<f64> = batch["samples_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect();
+        let shown = &ctx["noise"]["batches"][&key];
+        same(&shown["ms"], median(ns.clone()) / 1e6, &format!("{key}.ms"));
+        same(&shown["min_ms"], min(&ns) / 1e6, &format!("{key}.min_ms"));
+        same(&shown["max_ms"], max(&ns) / 1e6, &format!("{key}.max_ms"));
+    }
+}
