@@ -97,7 +97,7 @@ enum Outcome {
 }
 
 /// One command line of a block.
-struct Command_ {
+struct ShellLine {
     line: usize,
     text: String,
     /// Its trailing comment, if any.
@@ -111,7 +111,7 @@ fn says_changes_system(comment: &str) -> bool {
     comment.contains("changes the system") || comment.contains("change the system")
 }
 
-fn commands(block: &Block) -> Vec<Command_> {
+fn shell_lines(block: &Block) -> Vec<ShellLine> {
     let mut heading_marks = false;
     let mut commands = Vec::new();
     for line in &block.lines {
@@ -125,7 +125,7 @@ fn commands(block: &Block) -> Vec<Command_> {
                 .split_once(" # ")
                 .map_or("", |(_, c)| c.trim())
                 .to_string();
-            commands.push(Command_ {
+            commands.push(ShellLine {
                 line: line.line,
                 text: text.to_string(),
                 changes_system: heading_marks || says_changes_system(&comment),
@@ -144,7 +144,7 @@ fn stand_ins(dir: &Path, program: &Path) {
     fs::write(dir.join("bench.c"), BENCH_C).unwrap();
 }
 
-fn run(cmd: &Command_, dir: &Path, pid: u32) -> Outcome {
+fn run(cmd: &ShellLine, dir: &Path, pid: u32) -> Outcome {
     if cmd.changes_system {
         return Outcome::NotRun("changes the system");
     }
@@ -212,7 +212,7 @@ fn wait(mut child: Child, until_ctrl_c: bool) -> (ExitStatus, bool, String) {
 }
 
 /// The reason a failure means "not available here", if it is one.
-fn not_available(cmd: &Command_, status: &ExitStatus, stderr: &str) -> Option<Outcome> {
+fn not_available(cmd: &ShellLine, status: &ExitStatus, stderr: &str) -> Option<Outcome> {
     let reason = |r: String| Some(Outcome::NotAvailable(r));
     if status.code() == Some(127) {
         let tool = OPTIONAL_TOOLS
@@ -315,7 +315,7 @@ fn every_read_only_shell_line_runs() {
                 s.spawn(move || {
                     fs::create_dir(&dir).unwrap();
                     stand_ins(&dir, program);
-                    commands(block)
+                    shell_lines(block)
                         .into_iter()
                         .map(|cmd| (cmd.line, cmd.text.clone(), run(&cmd, &dir, pid)))
                         .collect()
@@ -343,4 +343,35 @@ fn every_read_only_shell_line_runs() {
     }
     assert!(failures.is_empty(), "{failures}");
     assert!(ran >= 40, "only {ran} shell lines ran");
+}
+
+#[test]
+fn changes_to_the_system_are_marked_by_line_or_by_paragraph() {
+    let at = |line, text: &str| common::Line {
+        file: "book/example.md".into(),
+        line,
+        text: text.into(),
+    };
+    let block = Block {
+        chapter: "book/example.md".into(),
+        line: 1,
+        lines: vec![
+            at(2, "cat /proc/meminfo                 # read-only"),
+            at(3, "sudo sysctl vm.x=1                # changes the system"),
+            at(4, ""),
+            at(5, "# These change the system: a new cgroup."),
+            at(6, "mkdir /sys/fs/cgroup/rt"),
+            at(7, "cat /sys/fs/cgroup/rt/cpuset.cpus"),
+            at(8, ""),
+            at(9, "grep MemFree /proc/meminfo"),
+        ],
+    };
+    let marked: Vec<(usize, bool)> = shell_lines(&block)
+        .iter()
+        .map(|l| (l.line, l.changes_system))
+        .collect();
+    assert_eq!(
+        marked,
+        [(2, false), (3, true), (6, true), (7, true), (9, false)]
+    );
 }
