@@ -1,6 +1,6 @@
 //! `tail` (and `r2.tail`): per-iteration tails, as written and pre-faulted.
 
-use pagewalk_model::{RunFile, Stat, TailVariant, TailVariantResult};
+use pagewalk_model::{RunFile, Stat, TailRepetition, TailVariant, TailVariantResult};
 use serde_json::{json, Value};
 
 use super::latency::{failed_checks, keyed, ratio, skipped, stats};
@@ -56,6 +56,9 @@ pub fn view(run: &RunFile) -> Value {
     })
 }
 
+/// One figure of a repetition (its p99.9, mean or maximum).
+type RepFigure = fn(&TailRepetition) -> f64;
+
 fn variant(v: &TailVariantResult) -> Value {
     let mut m = stats(v.latency.as_ref());
     m.insert(
@@ -69,5 +72,18 @@ fn variant(v: &TailVariantResult) -> Value {
         json!(v.hot_minor_faults.map(|f| f.max)),
     );
     m.insert("prepare_ns".into(), json!(v.prepare_ns.map(|p| p.median)));
+    // Each repetition's own figure, so a verdict can hold a difference
+    // against the spread between repetitions (`p999_rep_min`, ...).
+    let per_rep: [(&str, RepFigure); 3] = [
+        ("p999", |r| r.p999_ns),
+        ("mean", |r| r.mean_ns),
+        ("max", |r| r.max_ns),
+    ];
+    for (key, f) in per_rep {
+        let values = v.repetitions.iter().map(f);
+        let lo = values.clone().reduce(f64::min);
+        m.insert(format!("{key}_rep_min"), json!(lo));
+        m.insert(format!("{key}_rep_max"), json!(values.reduce(f64::max)));
+    }
     Value::Object(m)
 }

@@ -37,6 +37,11 @@ impl Measured {
     /// `KEY`, `KEY_min`, `KEY_max` of a view object (`small_ns`,
     /// `small_ns_min`, ...); the range is the median alone when absent.
     fn read(v: &Value, key: &str) -> Option<Measured> {
+        Measured::read_as(v, key, "min", "max")
+    }
+
+    /// `KEY` with its range under `KEY_LO`, `KEY_HI` (`p999_rep_min`).
+    fn read_as(v: &Value, key: &str, lo: &str, hi: &str) -> Option<Measured> {
         let median = v.get(key)?.as_f64()?;
         let end = |suffix: &str| {
             v.get(format!("{key}_{suffix}"))
@@ -45,9 +50,14 @@ impl Measured {
         };
         Some(Measured {
             median,
-            min: end("min"),
-            max: end("max"),
+            min: end(lo),
+            max: end(hi),
         })
+    }
+
+    /// `KEY` alone: a figure without a range.
+    fn read_single(v: &Value, key: &str) -> Option<Measured> {
+        v.get(key)?.as_f64().map(Measured::single)
     }
 
     fn has_range(&self) -> bool {
@@ -193,6 +203,54 @@ pub fn rise_cause(small: &str, huge: &str) -> &'static str {
     }
 }
 
+/// Where a fault share falls among the tail percentiles: `above-p99` (more
+/// than one iteration in a hundred faults, so p99 is a faulting one),
+/// `between-p99-and-p999`, or `below-p999` (fewer than one in a thousand).
+pub fn percentile_band(fault_share: f64) -> &'static str {
+    if fault_share > 0.01 {
+        "above-p99"
+    } else if fault_share >= 0.001 {
+        "between-p99-and-p999"
+    } else {
+        "below-p999"
+    }
+}
+
+/// A count against the count expected (faults against pages or against
+/// the huge-page prediction): `as-expected`, `more` or `fewer`. Counts are
+/// exact, so there is no noise to allow for.
+pub fn count_against(counted: f64, expected: f64) -> &'static str {
+    if counted > expected {
+        "more"
+    } else if counted < expected {
+        "fewer"
+    } else {
+        "as-expected"
+    }
+}
+
+/// The least-backed huge region: `none` (no huge page at all), `some` or
+/// `all`.
+pub fn backed(fraction: f64) -> &'static str {
+    if fraction <= 0.0 {
+        "none"
+    } else if fraction >= 1.0 {
+        "all"
+    } else {
+        "some"
+    }
+}
+
+/// Where one thread's first touch put its pages: `one-node` when every page
+/// placed is on the fullest node, else `spread`.
+pub fn placement(max_node_share: f64) -> &'static str {
+    if max_node_share >= 1.0 {
+        "one-node"
+    } else {
+        "spread"
+    }
+}
+
 /// Files every verdict under its view in `views` (the map of one source:
 /// `ft`, `stair`, `tlb`, `thp`, `noise`, ...).
 pub fn add(views: &mut Map<String, Value>) {
@@ -200,6 +258,25 @@ pub fn add(views: &mut Map<String, Value>) {
         .get("noise")
         .and_then(|n| n.get("floor"))
         .and_then(Value::as_f64);
+    for view in views.values_mut() {
+        let reps = view.get("repetitions").and_then(Value::as_u64);
+        if let Some(n) = reps {
+            insert(view, "repeated", json!(n > 1));
+        }
+    }
+    if let Some(tail) = views.get_mut("tail") {
+        tail_verdicts(tail, floor);
+    }
+    if let Some(noise) = views.get_mut("noise") {
+        noise_verdicts(noise);
+    }
+    if let Some(syscall) = views.get_mut("syscall") {
+        syscall_verdicts(syscall, floor);
+    }
+    if let Some(numa) = views.get_mut("numa") {
+        let one = number(numa, &["placements", "one_thread", "max_node_share"]).map(placement);
+        insert(numa, "verdict", json!({ "one_thread": one }));
+    }
     if let Some(ft) = views.get_mut("ft") {
         first_touch(ft, floor);
     }
@@ -255,6 +332,12 @@ fn first_touch(ft: &mut Value, floor: Option<f64>) {
         "hugepage_first": compare(phase("hugepage", "first"), touch),
         "default_first": compare(phase("default", "first"), touch),
         "populate": compare(phase("populate", "alloc"), touch),
+        "touch_faults": number(ft, &["modes", "nohugepage", "first", "faults"])
+            .zip(number(ft, &["pages"]))
+            .map(|(f, p)| count_against(f, p)),
+        "default_faults": number(ft, &["modes", "default", "first", "faults"])
+            .zip(number(ft, &["modes", "default", "faults_predicted"]))
+            .map(|(f, p)| count_against(f, p)),
         "huge_blocks": match (number(ft, &["before", "free_huge_blocks"]), windows) {
             (Some(b), Some(w)) => Value::from(huge_blocks(b as u64, w)),
             _ => Value::Null,
@@ -370,7 +453,52 @@ fn staircase(stair: &mut Value, floor: Option<f64>) {
     }
     let max_x = number(stair, &["max_bytes"]).unwrap_or(0.0);
     let l2 = number(stair, &["cpuid", "l2_4k", "reach_bytes"]).map(|r| reach_step(r, max_x, &list));
-    insert(stair, "verdict", json!({ "l2_tlb_step": l2 }));
+    let least = number(stair, &["huge_fraction_min"]).map(backed);
+    let mut verdict = geometry(stair);
+    verdict.insert("l2_tlb_step".into(), json!(l2));
+    verdict.insert("least_backed".into(), json!(least));
+    insert(stair, "verdict", Value::Object(verdict));
+    // The points between the L1 dTLB's reach and the L2 cache's size, and
+    // R2's published levels that are a range rather than one figure.
+    let gap = number(stair, &["cpuid", "l1d_4k", "reach_bytes"])
+        .zip(number(stair, &["caches", "l2", "bytes"]));
+    for point in stair
+        .get_mut("points")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let inside = gap
+            .zip(number(point, &["bytes"]))
+            .map(|((reach, l2), b)| b > reach && b < l2);
+        insert(point, "in_l1_tlb_gap", json!(inside));
+    }
+    for level in stair
+        .get_mut("published")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let rising = number(level, &["ns_min"])
+            .zip(number(level, &["ns_max"]))
+            .map(|(lo, hi)| lo < hi);
+        insert(level, "rising", json!(rising));
+    }
+}
+
+/// Whether each TLB reach (4 KiB pages) falls short of the cache level
+/// after it: `l1_reach_below_l2`, `l2_reach_below_l3` (null when unknown).
+/// Where it does, the data can sit in that cache while translations run out.
+fn geometry(view: &Value) -> Map<String, Value> {
+    let below = |tlb: &str, cache: &str| {
+        number(view, &["cpuid", tlb, "reach_bytes"])
+            .zip(number(view, &["caches", cache, "bytes"]))
+            .map(|(reach, size)| reach < size)
+    };
+    let mut m = Map::new();
+    m.insert("l1_reach_below_l2".into(), json!(below("l1d_4k", "l2")));
+    m.insert("l2_reach_below_l3".into(), json!(below("l2_4k", "l3")));
+    m
 }
 
 /// `tlb.verdict`: did each curve rise from the last point within the L2 TLB
@@ -399,11 +527,71 @@ fn tlb_reach(tlb: &mut Value, floor: Option<f64>) {
     };
     let (small, huge) = (rose("small"), rose("huge"));
     let cause = small.zip(huge).map(|(s, h)| rise_cause(s, h));
-    insert(
-        tlb,
-        "verdict",
-        json!({"beyond_small": small, "beyond_huge": huge, "rise": cause}),
-    );
+    let mut verdict = geometry(tlb);
+    verdict.insert("beyond_small".into(), json!(small));
+    verdict.insert("beyond_huge".into(), json!(huge));
+    verdict.insert("rise".into(), json!(cause));
+    insert(tlb, "verdict", Value::Object(verdict));
+}
+
+/// `tail.verdict`: as written against the pre-faulted headline, each
+/// statistic against the spread of its repetitions where they were kept.
+fn tail_verdicts(tail: &mut Value, floor: Option<f64>) {
+    let (Some(written), Some(pre)) = (
+        at(tail, &["variants", "as_written"]).cloned(),
+        at(tail, &["prefaulted"]).cloned(),
+    ) else {
+        return;
+    };
+    let reps = |v: &Value, key: &str| Measured::read_as(v, key, "rep_min", "rep_max");
+    let compare =
+        |a: Option<Measured>, b: Option<Measured>| json!(a.zip(b).map(|(a, b)| order(a, b, floor)));
+    let band = number(tail, &["fault_share"]).map(percentile_band);
+    let faults = number(&written, &["faults"])
+        .zip(number(tail, &["pages"]))
+        .map(|(f, p)| count_against(f, p));
+    let verdict = json!({
+        "p50": compare(Measured::read_single(&written, "p50"), Measured::read_single(&pre, "p50")),
+        "p999": compare(reps(&written, "p999"), reps(&pre, "p999")),
+        "mean": compare(reps(&written, "mean"), reps(&pre, "mean")),
+        "outliers": compare(reps(&pre, "max"), reps(&written, "p999")),
+        "fault_share": band,
+        "faults": faults,
+    });
+    insert(tail, "verdict", verdict);
+}
+
+/// `noise.verdict`: unpinned against pinned, medians and spreads, held
+/// against the A-vs-A floor of the comparison itself.
+fn noise_verdicts(noise: &mut Value) {
+    let floor = number(noise, &["comparisons", "pinned_vs_unpinned", "noise"]);
+    let batch = |k: &str, key: &str| number(noise, &["batches", k, key]).map(Measured::single);
+    let compare = |key: &str| {
+        json!(batch("unpinned", key)
+            .zip(batch("pinned", key))
+            .map(|(a, b)| order(a, b, floor)))
+    };
+    let verdict = json!({"unpinned": compare("ms"), "unpinned_spread": compare("spread")});
+    insert(noise, "verdict", verdict);
+}
+
+/// `syscall.verdict.getpid_vs_clock`: a real syscall against the vDSO
+/// clock, over the spread of their batches.
+fn syscall_verdicts(syscall: &mut Value, floor: Option<f64>) {
+    let op = |k: &str| at(syscall, &["ops", k]).and_then(|o| Measured::read_single(o, "ns"));
+    let ranged = |k: &str| {
+        let o = at(syscall, &["ops", k])?;
+        Some(Measured {
+            median: o.get("ns")?.as_f64()?,
+            min: o.get("min").and_then(Value::as_f64)?,
+            max: o.get("max").and_then(Value::as_f64)?,
+        })
+    };
+    let pick = |k: &str| ranged(k).or_else(|| op(k));
+    let v = pick("getpid")
+        .zip(pick("clock_gettime"))
+        .map(|(a, b)| order(a, b, floor));
+    insert(syscall, "verdict", json!({ "getpid_vs_clock": v }));
 }
 
 /// `thp.sizes[].small_vs_huge` and `.granted`, also under `medium`, `large`.
@@ -591,6 +779,57 @@ mod tests {
         assert_eq!(rise_cause(SLOWER, SLOWER), "shared");
         assert_eq!(rise_cause(WITHIN_NOISE, SLOWER), "none");
         assert_eq!(rise_cause(FASTER, WITHIN_NOISE), "none");
+    }
+
+    #[test]
+    fn counts_and_backing() {
+        assert_eq!(count_against(262144.0, 262144.0), "as-expected");
+        assert_eq!(count_against(262145.0, 262144.0), "more");
+        assert_eq!(count_against(512.0, 262144.0), "fewer");
+        assert_eq!(backed(0.0), "none");
+        assert_eq!(backed(0.4), "some");
+        assert_eq!(backed(1.0), "all");
+    }
+
+    #[test]
+    fn percentile_band_and_placement() {
+        assert_eq!(percentile_band(1.0 / 256.0), "between-p99-and-p999");
+        assert_eq!(percentile_band(1.0 / 16.0), "above-p99");
+        assert_eq!(percentile_band(1.0 / 4096.0), "below-p999");
+        assert_eq!(placement(1.0), "one-node");
+        assert_eq!(placement(0.97), "spread");
+    }
+
+    #[test]
+    fn tail_noise_and_syscall_verdicts() {
+        let mut views = json!({
+            "noise": {
+                "floor": 0.01,
+                "comparisons": {"pinned_vs_unpinned": {"noise": 0.01}},
+                "batches": {"pinned": {"ms": 10.0, "spread": 1.02}, "unpinned": {"ms": 10.05, "spread": 2.4}},
+            },
+            "tail": {
+                "fault_share": 0.004,
+                "variants": {"as_written": {"p50": 440.0, "p999": 3000.0, "p999_rep_min": 2800.0, "p999_rep_max": 3300.0,
+                                            "mean": 450.0, "mean_rep_min": 449.0, "mean_rep_max": 452.0}},
+                "prefaulted": {"p50": 441.0, "p999": 670.0, "p999_rep_min": 550.0, "p999_rep_max": 810.0,
+                               "mean": 442.0, "mean_rep_min": 441.0, "mean_rep_max": 443.0,
+                               "max": 60000.0, "max_rep_min": 41000.0, "max_rep_max": 73000.0},
+            },
+            "syscall": {"ops": {"getpid": {"ns": 138.0, "min": 137.0, "max": 160.0},
+                                "clock_gettime": {"ns": 22.0, "min": 22.0, "max": 29.0}}},
+        });
+        add(views.as_object_mut().unwrap());
+        let t = &views["tail"]["verdict"];
+        assert_eq!(t["p50"], WITHIN_NOISE);
+        assert_eq!(t["p999"], SLOWER);
+        assert_eq!(t["mean"], SLOWER);
+        assert_eq!(t["outliers"], SLOWER);
+        assert_eq!(t["fault_share"], "between-p99-and-p999");
+        // 0.5% apart with a 1% floor: nothing measured; the spreads differ.
+        assert_eq!(views["noise"]["verdict"]["unpinned"], WITHIN_NOISE);
+        assert_eq!(views["noise"]["verdict"]["unpinned_spread"], SLOWER);
+        assert_eq!(views["syscall"]["verdict"]["getpid_vs_clock"], SLOWER);
     }
 
     #[test]
