@@ -29,7 +29,9 @@
   const root = here ? here.replace(/theme\/pagewalk-lab(?:-[0-9a-f]+)?\.js(?:[?#].*)?$/, "") : "";
   const WORKER_SCRIPT = root + "gen/pagewalk-lab-worker.js";
   const STORE = "pagewalk-lab-results-v1";
-  const MAX_FILE = 64 * 1024 * 1024;
+  // The model's limit, written into the page by the preprocessor.
+  const dropZone = document.querySelector("section.pw-lab .pw-lab-drop[data-max-file-bytes]");
+  const MAX_FILE = Number(dropZone && dropZone.dataset.maxFileBytes) || 8 * 1024 * 1024;
   const LAB_OF = { "first-touch": "first-touch", chase: "chase" };
 
   const live = new Set(); // every worker not yet terminated
@@ -215,29 +217,48 @@
     say(section, `${p.done} of ${p.total}: ${p.text}`);
   }
 
-  function num(section, name, fallback) {
+  /* A number field: a whole number within the input's own min and max.
+   * A wrong value is named with its label and the run refused; it is never
+   * quietly replaced by a default. */
+  function num(section, name, fallback, errors) {
     const el = $(section, `[name="${name}"]`);
-    const v = el ? Number(el.value) : NaN;
-    return Number.isFinite(v) && v > 0 ? v : fallback;
+    if (!el) return fallback;
+    if (el.tagName === "SELECT") return Number(el.value) || fallback;
+    const raw = String(el.value).trim();
+    const v = Number(raw);
+    const min = el.min === "" ? 1 : Number(el.min);
+    const max = el.max === "" ? Number.MAX_SAFE_INTEGER : Number(el.max);
+    if (raw !== "" && Number.isInteger(v) && v >= min && v <= max) return v;
+    const label = el.closest("label");
+    const what = (label && label.firstChild && label.firstChild.textContent.trim()) || name;
+    const got = el.validity && el.validity.badInput ? "not a number" : raw === "" ? "empty" : `"${raw}"`;
+    errors.push(`${what}: enter a whole number from ${min} to ${max} (${got})`);
+    return fallback;
   }
 
+  /* The run's parameters from the form, and what is wrong with them. */
   function paramsOf(name, section) {
+    const errors = [];
+    const n = (field, fallback) => num(section, field, fallback, errors);
+    let params;
     if (name === "first-touch") {
-      const max = num(section, "max-mib", 64);
+      const max = n("max-mib", 64);
       const sizes = [];
       for (let s = 16; s <= max; s *= 2) sizes.push(s);
-      return {
+      params = {
         sizes_mib: sizes,
-        repetitions: num(section, "repetitions", 3),
-        memory_cap_mib: num(section, "memory-cap-mib", 1024),
-        time_cap_s: num(section, "time-cap-s", 60),
+        repetitions: n("repetitions", 3),
+        memory_cap_mib: n("memory-cap-mib", 1024),
+        time_cap_s: n("time-cap-s", 60),
+      };
+    } else {
+      params = {
+        max_kib: n("max-kib", 65536),
+        samples: n("samples", 5),
+        time_cap_s: n("time-cap-s", 60),
       };
     }
-    return {
-      max_kib: num(section, "max-kib", 65536),
-      samples: num(section, "samples", 5),
-      time_cap_s: num(section, "time-cap-s", 60),
-    };
+    return { params, errors };
   }
 
   function summary(name, r) {
@@ -342,7 +363,13 @@
   function wireExperiment(section) {
     const name = section.dataset.lab;
     $(section, ".pw-lab-run").addEventListener("click", () => {
-      run(name, paramsOf(name, section)).catch(() => {});
+      const { params, errors } = paramsOf(name, section);
+      if (errors.length) {
+        fail(section, "Not run: " + errors.join("; ") + ".");
+        section.setAttribute("data-pw-lab-state", "error");
+        return;
+      }
+      run(name, params).catch(() => {});
     });
     $(section, ".pw-lab-cancel").addEventListener("click", () => cancel(name));
     setState(section, "idle");
@@ -403,12 +430,13 @@
     for (const file of list) {
       const label = file.name;
       if (file.size > MAX_FILE) {
-        errors.push(`${label}: ${size(file.size)} is far larger than any run file (the limit here is ${size(MAX_FILE)})`);
+        errors.push(`${label}: ${size(file.size)} is larger than a run file may be (${size(MAX_FILE)})`);
         continue;
       }
       try {
-        const text = await file.text();
-        const result = await ask({ cmd: "load-file", label, text, charts: names });
+        // Bytes, not text: the model decodes them by the CLI's rule.
+        const bytes = await file.arrayBuffer();
+        const result = await ask({ cmd: "load-file", label, bytes, charts: names });
         if (result.error) {
           errors.push(result.error);
           continue;

@@ -4,7 +4,7 @@
 // worker. One request at a time: the experiments run synchronously, and
 // the page cancels one by terminating the worker.
 //
-// Request:  {id, cmd: "timer"|"first-touch"|"chase"|"tlb-model"|"load-file", params, label, text, charts}
+// Request:  {id, cmd: "timer"|"first-touch"|"chase"|"tlb-model"|"load-file", params, label, bytes, charts}
 // Replies:  {id, type: "progress", done, total, text}
 //           {id, type: "done", result}   (the export's JSON, parsed)
 //           {id, type: "error", message}
@@ -21,11 +21,16 @@ try {
 
 const isolated = !!self.crossOriginIsolated;
 
-function describe(err) {
+// A trap inside WebAssembly says only "unreachable" or "out of memory":
+// words for us, not for a reader. The page ends this worker after any
+// error, so the next request gets a fresh one.
+function describe(err, cmd) {
   const text = String((err && err.message) || err);
   if (err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text)) {
-    return "the experiment stopped inside WebAssembly (" + text + "): most likely the browser " +
-      "refused memory; try a smaller size";
+    return cmd === "load-file"
+      ? "the page could not read this file (its reader stopped); other files still load"
+      : "the experiment stopped inside WebAssembly, most likely because the browser refused " +
+        "memory; try a smaller size";
   }
   return text;
 }
@@ -54,14 +59,14 @@ self.onmessage = (event) => {
         out = wasm_bindgen.tlb_model(JSON.stringify(req.params));
         break;
       case "load-file":
-        out = wasm_bindgen.load_file(String(req.label), String(req.text), JSON.stringify(req.charts || []));
+        out = wasm_bindgen.load_file(String(req.label), new Uint8Array(req.bytes), JSON.stringify(req.charts || []));
         break;
       default:
         throw new Error("unknown command " + req.cmd);
     }
     post({ type: "done", result: JSON.parse(out) });
   } catch (err) {
-    post({ type: "error", message: describe(err) });
+    post({ type: "error", message: describe(err, req.cmd) });
   }
 };
 

@@ -46,6 +46,7 @@
 //! .unwrap();
 //! ```
 
+pub mod book_copy;
 pub mod page;
 pub mod server;
 

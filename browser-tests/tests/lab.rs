@@ -339,6 +339,20 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
     std::fs::write(&broken, "{ \"schema_version\": 1, \"provenance\": ").unwrap();
     let newer = scratch.path().join("from-the-future.json");
     let text = std::fs::read_to_string(&example).unwrap();
+    // One impossible number broke every chart of the page until reload.
+    let extreme = scratch.path().join("extreme.json");
+    std::fs::write(
+        &extreme,
+        text.replacen(
+            "\"ns_per_page\": ",
+            "\"ns_per_page\": 1.7e308, \"was\": ",
+            1,
+        ),
+    )
+    .unwrap();
+    // Latin-1 bytes: the CLI refuses them, so the page must too.
+    let latin1 = scratch.path().join("latin1.json");
+    std::fs::write(&latin1, [text.as_bytes(), b" \xE9"].concat()).unwrap();
     // A version no build reads yet, whatever the current one is.
     let mut future: Value = serde_json::from_str(&text).unwrap();
     future["schema_version"] = json!(u32::MAX);
@@ -407,6 +421,11 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                 &newer,
                 vec!["from-the-future.json", "schema_version", "newer"],
             ),
+            (
+                &extreme,
+                vec!["extreme.json", "ns_per_page", "more than an hour"],
+            ),
+            (&latin1, vec!["latin1.json", "not UTF-8 text"]),
         ] {
             send_file(browser, path).await?;
             browser
@@ -430,6 +449,10 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
             ensure!(
                 mark_counts(browser).await? == with_file,
                 "a refused file changed the charts"
+            );
+            ensure!(
+                !message.contains("unreachable"),
+                "a trap's word reached the reader: {message}"
             );
         }
 
@@ -599,6 +622,56 @@ fn labs_work_from_file_urls_and_keep_results_only_when_asked() {
             .context("kept results did not come back after a reload")?;
         browser.click(KEEP).await?;
         browser.wait_for(&format!("{stored} === null")).await?;
+        Ok(())
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn wrong_form_values_are_named_not_replaced() {
+    let Some(book) = book("wrong_form_values_are_named_not_replaced") else {
+        return;
+    };
+    book.with_browser(async |browser| {
+        open(browser, &book.server.url(CHAPTER)).await?;
+        for (lab, field, value, expect) in [
+            (
+                "first-touch",
+                "time-cap-s",
+                "0",
+                "Time cap: enter a whole number from 1 to 600 (\"0\")",
+            ),
+            ("first-touch", "time-cap-s", "-5", "(\"-5\")"),
+            // What a number field holds after "abc": nothing.
+            (
+                "first-touch",
+                "time-cap-s",
+                "",
+                "Time cap: enter a whole number from 1 to 600 (empty)",
+            ),
+            (
+                "first-touch",
+                "memory-cap-mib",
+                "1.5",
+                "Memory cap: enter a whole number from 16 to 3072 (\"1.5\")",
+            ),
+            ("chase", "time-cap-s", "100000", "(\"100000\")"),
+        ] {
+            set(browser, lab, field, value).await?;
+            click(browser, lab, "pw-lab-run").await?;
+            browser.wait_for(&state_is(lab, &["error"])).await?;
+            let message = lab_text(browser, lab, "pw-lab-error").await?;
+            ensure!(
+                message.starts_with("Not run: ") && message.contains(expect),
+                "{lab} {field}={value:?}: {message}"
+            );
+            // Nothing ran: no worker was started for it.
+            ensure_no_live_workers(browser, "a refused run").await?;
+            set(browser, lab, field, "60").await?;
+        }
         Ok(())
     });
 }

@@ -6,11 +6,11 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pagewalk_browser_tests::{serial, should_run, workspace_root};
+use pagewalk_browser_tests::book_copy::{copy_book, example_run};
+use pagewalk_browser_tests::{serial, should_run};
 
 /// Kills `mdbook serve` however the test ends.
 struct Serving(Child);
@@ -19,19 +19,6 @@ impl Drop for Serving {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 
@@ -72,39 +59,9 @@ fn mdbook_serve_rebuilds_when_a_run_lands() {
         return;
     }
     let _one_at_a_time = serial();
-    let root = workspace_root();
     let dir = tempfile::tempdir().unwrap();
     let book = dir.path();
-    copy_dir(&root.join("book"), &book.join("book"));
-    copy_dir(&root.join("data/example"), &book.join("data/example"));
-    copy_dir(&root.join("data/reference"), &book.join("data/reference"));
-    std::fs::create_dir_all(book.join("data/runs")).unwrap();
-    // The repository's own ignore files: the root one is what the watcher
-    // reads, and putting runs back into it must fail this test.
-    std::fs::copy(root.join(".gitignore"), book.join(".gitignore")).unwrap();
-    std::fs::copy(
-        root.join("data/runs/.gitignore"),
-        book.join("data/runs/.gitignore"),
-    )
-    .unwrap();
-    // The same configuration, with the preprocessor built from this
-    // workspace wherever the copy is, and without the generated scripts
-    // (not needed to see the text change).
-    let manifest = root.join("Cargo.toml");
-    let toml = std::fs::read_to_string(root.join("book.toml"))
-        .unwrap()
-        .replace(
-            "cargo run --quiet --release -p mdbook-pagewalk --",
-            &format!(
-                "cargo run --quiet --release --manifest-path {} -p mdbook-pagewalk --",
-                manifest.display()
-            ),
-        )
-        .lines()
-        .filter(|l| !l.starts_with("additional-js") && !l.starts_with("additional-css"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(book.join("book.toml"), toml).unwrap();
+    copy_book(book);
 
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -126,11 +83,7 @@ fn mdbook_serve_rebuilds_when_a_run_lands() {
     );
 
     // A run of this reader's, newer than the example, with its own id.
-    let example = std::fs::read_dir(root.join("data/example"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .unwrap();
+    let example = example_run();
     let mut run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap();
     let id = "20991231T000000Z-5e7e00";

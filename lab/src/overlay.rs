@@ -120,11 +120,12 @@ pub struct LoadedFile {
     pub nothing_for: Vec<String>,
 }
 
-/// Validates `text` as a run file (errors name `label` and the field) and
-/// builds, for each chart in `charts`, the overlay from it. A chart the
-/// build does not know is listed in `nothing_for`.
-pub fn load_file(label: &str, text: &str, charts: &[String]) -> Result<LoadedFile, String> {
-    let run = pagewalk_model::parse_run(label, text).map_err(|e| e.to_string())?;
+/// Validates `bytes` as a run file by the model's one rule (UTF-8, size,
+/// content limits; errors name `label` and the field) and builds, for each
+/// chart in `charts`, the overlay from it. A chart the build does not know
+/// is listed in `nothing_for`.
+pub fn load_file(label: &str, bytes: &[u8], charts: &[String]) -> Result<LoadedFile, String> {
+    let run = pagewalk_model::parse_run_bytes(label, bytes).map_err(|e| e.to_string())?;
     let mut overlays = BTreeMap::new();
     let mut nothing_for = Vec::new();
     for chart in charts {
@@ -287,7 +288,7 @@ mod tests {
             "someone-elses-chart",
         ]
         .map(String::from);
-        let loaded = load_file(&name, &text, &charts).unwrap();
+        let loaded = load_file(&name, text.as_bytes(), &charts).unwrap();
         assert!(loaded.describes.starts_with("collector run "));
         let ns = &loaded.overlays["first-touch-ns-per-page"];
         assert_eq!(ns.series.len(), 1);
@@ -320,25 +321,45 @@ mod tests {
     fn bad_files_are_named_with_the_field() {
         let (name, text) = example_text();
         let charts = ["first-touch-ns-per-page".to_string()];
-        let e = load_file("bad.json", "{ not json", &charts).unwrap_err();
+        let e = load_file("bad.json", b"{ not json", &charts).unwrap_err();
         assert!(e.starts_with("bad.json: not valid JSON"), "{e}");
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
         v["schema_version"] = (pagewalk_model::SCHEMA_VERSION + 1).into();
         let newer = v.to_string();
-        let e = load_file(&name, &newer, &charts).unwrap_err();
+        let e = load_file(&name, newer.as_bytes(), &charts).unwrap_err();
         assert!(
             e.contains(&name) && e.contains("`schema_version`") && e.contains("newer"),
             "{e}"
         );
         let e = load_file(
             "x.json",
-            r#"{"schema_version": 1, "experiments": []}"#,
+            br#"{"schema_version": 1, "experiments": []}"#,
             &charts,
         )
         .unwrap_err();
         assert!(e.starts_with("x.json: ") && e.contains("provenance"), "{e}");
         let wrong = text.replacen("\"status\": \"ok\"", "\"status\": 3", 1);
-        let e = load_file("w.json", &wrong, &charts).unwrap_err();
+        let e = load_file("w.json", wrong.as_bytes(), &charts).unwrap_err();
         assert!(e.contains("field `experiments[0].status`"), "{e}");
+    }
+
+    /// The page reads files by the CLI's rule: a byte-order mark is
+    /// ignored, invalid UTF-8 and impossible numbers are refused by name.
+    #[test]
+    fn the_page_reads_files_by_the_models_rule() {
+        let (name, text) = example_text();
+        let charts = ["first-touch-ns-per-page".to_string()];
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+        assert!(load_file(&name, &with_bom, &charts).is_ok());
+        let mut latin1 = text.as_bytes().to_vec();
+        latin1.extend_from_slice(b" \xE9");
+        let e = load_file("l.json", &latin1, &charts).unwrap_err();
+        assert!(e.starts_with("l.json: is not UTF-8 text"), "{e}");
+        let huge = text.replacen("\"ns_per_page\": ", "\"ns_per_page\": 1.7e308, \"x\": ", 1);
+        let e = load_file("h.json", huge.as_bytes(), &charts).unwrap_err();
+        assert!(
+            e.contains("ns_per_page`") && e.contains("more than an hour"),
+            "{e}"
+        );
     }
 }

@@ -216,13 +216,16 @@ fn tlb_model(data: &DataSet) -> String {
 }
 
 fn compare() -> String {
-    "<div class=\"pw-lab-drop\">Drop collector JSON files here, or \
-     <label>choose files <input type=\"file\" accept=\".json,application/json\" multiple disabled></label>. \
-     They are read in this page and sent nowhere.</div>\n\
-     <ul class=\"pw-lab-files\"></ul>\n\
-     <p><label><input type=\"checkbox\" name=\"keep\" disabled> Keep my in-page results in this browser \
-     (localStorage), so they are here next time</label></p>\n"
-        .to_string()
+    // The page refuses a file over the model's own limit before reading it.
+    format!(
+        "<div class=\"pw-lab-drop\" data-max-file-bytes=\"{max}\">Drop collector JSON files here, or \
+         <label>choose files <input type=\"file\" accept=\".json,application/json\" multiple disabled></label>. \
+         They are read in this page and sent nowhere.</div>\n\
+         <ul class=\"pw-lab-files\"></ul>\n\
+         <p><label><input type=\"checkbox\" name=\"keep\" disabled> Keep my in-page results in this browser \
+         (localStorage), so they are here next time</label></p>\n",
+        max = pagewalk_model::limits::MAX_FILE_BYTES
+    )
 }
 
 #[cfg(test)]

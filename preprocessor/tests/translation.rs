@@ -27,11 +27,42 @@ fn data_dir(with_run: bool) -> tempfile::TempDir {
     dir
 }
 
+/// The rendered Markdown as a reader reads it: values from data come out
+/// as character references (see `helpers::escape_text`), decoded here.
+fn as_read(markdown: &str) -> String {
+    let mut out = String::new();
+    let mut rest = markdown;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let end = tail.find(';').filter(|&e| e <= 8);
+        let decoded = end.and_then(|e| match &tail[1..e] {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            num => num.strip_prefix('#')?.parse().ok().and_then(char::from_u32),
+        });
+        match (decoded, end) {
+            (Some(c), Some(e)) => {
+                out.push(c);
+                rest = &tail[e + 1..];
+            }
+            _ => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out + rest
+}
+
 fn render_with(with_run: bool, template: &str) -> Result<String, String> {
     let dir = data_dir(with_run);
     let data = DataSet::load(dir.path()).map_err(|e| e.to_string())?;
     Renderer::new(Arc::new(data))
         .render("test.md", template)
+        .map(|md| as_read(&md))
         .map_err(|e| e.to_string())
 }
 

@@ -162,10 +162,10 @@ pub fn tlb_model(params: &str) -> String {
 /// or `{"error": "NAME: field `...`: ..."}`. `charts` is a JSON array of
 /// the page's chart names.
 #[wasm_bindgen]
-pub fn load_file(label: &str, text: &str, charts: &str) -> String {
+pub fn load_file(label: &str, bytes: &[u8], charts: &str) -> String {
     report(
         parse::<Vec<String>>("chart list", charts)
-            .and_then(|c| pagewalk_lab::overlay::load_file(label, text, &c))
+            .and_then(|c| pagewalk_lab::overlay::load_file(label, bytes, &c))
             .map(|f| json!({ "file": f })),
     )
 }
