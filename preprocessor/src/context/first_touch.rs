@@ -35,6 +35,7 @@ pub fn view(run: &RunFile) -> Value {
         // 2 MiB windows in the region: the most huge pages it could get.
         "huge_regions": ft.size_bytes / HUGE_BYTES,
         "repetitions": ft.repetitions,
+        "cut_short": cut_short(record, ft),
         "size_note": ft.size_note.as_deref().map(str::to_owned),
         "before": before.map(|b| json!({
             "mem_free_mib": b.mem_free_kib / 1024,
@@ -52,6 +53,22 @@ pub fn view(run: &RunFile) -> Value {
         "modes": modes,
         "stated": &ft.stated,
     })
+}
+
+/// For an interrupted run, what it finished instead of "every mode N
+/// times": `cut short after 4 of 27 planned repetitions (3 modes of 9)`.
+fn cut_short(record: &pagewalk_model::ExperimentRecord, ft: &FirstTouchResults) -> Option<String> {
+    if record.status != pagewalk_model::Status::Interrupted {
+        return None;
+    }
+    let planned: Vec<_> = ft.modes.iter().filter(|m| m.skipped.is_none()).collect();
+    let done: usize = planned.iter().map(|m| m.samples.len()).sum();
+    let started = planned.iter().filter(|m| !m.samples.is_empty()).count();
+    Some(format!(
+        "cut short after {done} of {} planned repetitions ({started} of {} modes started)",
+        planned.len() * ft.repetitions as usize,
+        planned.len()
+    ))
 }
 
 const HUGE_BYTES: u64 = 2 << 20;
