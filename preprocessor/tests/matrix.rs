@@ -1,0 +1,206 @@
+//! The book built from each recorded run in `tests/fixtures/matrix/`
+//! (`scripts/record-fixtures`: THP always, madvise and never, pinned, not
+//! root) and from the example run: every chapter renders, and each verdict-driven sentence is the one
+//! its verdict selects, with the sentences for the other outcomes absent.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use mdbook_pagewalk::{context, DataSet, Renderer};
+use serde_json::Value;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The recorded matrix and the committed example run (a full run, from
+/// another machine: it reaches the TLB sizes the quick runs do not).
+fn fixtures() -> Vec<PathBuf> {
+    let json_in = |dir: PathBuf| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect::<Vec<_>>()
+    };
+    let mut files = json_in(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/matrix"));
+    files.sort();
+    files.extend(json_in(Path::new(ROOT).join("data/example")));
+    assert!(files.len() >= 3, "the matrix has only {} runs", files.len());
+    files
+}
+
+/// A data folder holding the fixture as the reader's own run, and the
+/// references.
+fn data_dir(fixture: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("runs")).unwrap();
+    std::fs::copy(fixture, dir.path().join("runs/run.json")).unwrap();
+    std::fs::create_dir_all(dir.path().join("reference")).unwrap();
+    for entry in std::fs::read_dir(Path::new(ROOT).join("data/reference")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(
+            &path,
+            dir.path().join("reference").join(path.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// Every chapter, rendered; mdBook's own `{{#include}}` lines are left to
+/// mdBook. Whitespace is folded so a sentence can be found across lines.
+fn book(renderer: &Renderer) -> Vec<(String, String)> {
+    let mut pages = Vec::new();
+    for entry in std::fs::read_dir(Path::new(ROOT).join("book")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let template: String = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("{{#include"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let text = renderer
+            .render(&name, &template)
+            .unwrap_or_else(|e| panic!("{e}"));
+        pages.push((name, text.split_whitespace().collect::<Vec<_>>().join(" ")));
+    }
+    pages
+}
+
+fn page<'a>(pages: &'a [(String, String)], name: &str) -> &'a str {
+    &pages.iter().find(|(n, _)| n == name).unwrap().1
+}
+
+/// On `page`, the sentence for `verdict` is present and those for the other
+/// outcomes are absent; with no verdict, none of them is there.
+#[track_caller]
+fn selects(
+    run: &str,
+    pages: &[(String, String)],
+    name: &str,
+    verdict: &Value,
+    sentences: &[(&str, &str)],
+) {
+    let text = page(pages, name);
+    for (outcome, sentence) in sentences {
+        let chosen = verdict.as_str() == Some(*outcome);
+        assert_eq!(
+            text.contains(sentence),
+            chosen,
+            "{run}, {name}: verdict {verdict}, sentence for {outcome:?} {}",
+            if chosen { "missing" } else { "present" }
+        );
+    }
+}
+
+#[test]
+fn each_run_selects_its_own_sentences() {
+    for fixture in fixtures() {
+        let run = fixture.file_name().unwrap().to_string_lossy().to_string();
+        let dir = data_dir(&fixture);
+        let data = Arc::new(DataSet::load(dir.path()).unwrap());
+        assert!(data.own, "{run}: the fixture is not the run shown");
+        let ctx = context::build(&data);
+        let pages = book(&Renderer::new(data));
+
+        // The first touch with MADV_HUGEPAGE, unless THP is off (then the
+        // chapter says so instead) or the mode did not run.
+        let never = ctx["run"]["machine"]["thp_enabled"] == "never";
+        let huge = if never {
+            &Value::Null
+        } else {
+            &ctx["ft"]["verdict"]["hugepage_first"]
+        };
+        selects(
+            &run,
+            &pages,
+            "first-touch.md",
+            huge,
+            &[
+                ("slower", "slower, as on the reference laptop"),
+                (
+                    "faster",
+                    "This run shows the opposite of the reference laptop",
+                ),
+                (
+                    "within-noise",
+                    "the advice made no difference beyond the run's own spread",
+                ),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            "introduction.md",
+            &ctx["ft"]["verdict"]["hugepage_first"],
+            &[
+                ("slower", "the advice made the first touch slower as well"),
+                ("faster", "the advice made the first touch faster"),
+                (
+                    "within-noise",
+                    "changed the first touch by no more than the run's own spread",
+                ),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            "tlb-reach.md",
+            &ctx["tlb"]["verdict"]["rise"],
+            &[
+                ("translation", "Only the 4 KiB curve rose beyond the spread"),
+                (
+                    "shared",
+                    "Both curves rose beyond the spread of their repetitions",
+                ),
+                (
+                    "none",
+                    "chase did not get slower beyond the spread of its repetitions",
+                ),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            "drills.md",
+            &ctx["stair"]["verdict"]["l2_tlb_step"],
+            &[
+                ("found", "did find a translation step there"),
+                (
+                    "none",
+                    "found no translation step within a factor of two of that size",
+                ),
+                (
+                    "off-chart",
+                    "stops short of that size, so the step is not on its curve",
+                ),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            "hot-path-faults.md",
+            &ctx["tail"]["verdict"]["p999"],
+            &[
+                ("slower", "each repetition's p99.9 lay between"),
+                ("faster", "It went the wrong way"),
+                (
+                    "within-noise",
+                    "did not move by more than the repetitions differ",
+                ),
+            ],
+        );
+        // A step no cache explains is never called a cache step by name.
+        for step in ctx["stair"]["steps"].as_array().unwrap() {
+            if step["match"] == "both-regimes" {
+                assert!(
+                    page(&pages, "staircases.md").contains("both regimes, matches no cache size"),
+                    "{run}: a step in both regimes is not labelled as one"
+                );
+            }
+        }
+    }
+}
