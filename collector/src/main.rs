@@ -5,9 +5,11 @@
 mod affinity;
 mod alloc_count;
 mod cli;
+mod compare;
 mod experiments;
 mod faults;
 mod guard;
+mod inspect;
 mod interrupt;
 mod machine;
 mod mapping;
@@ -35,6 +37,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Validate { files } => run::validate(&files),
+        Command::Compare { files, format } => compare::run(&files, format),
+        Command::Inspect(args) => {
+            inspect::run(&args, std::env::args().collect()).unwrap_or_else(|e| {
+                eprintln!("collector inspect: {e}");
+                ExitCode::FAILURE
+            })
+        }
         Command::Probe { probe } => probe::run(&probe),
         Command::Run(args) => run::run(&args, std::env::args().collect()).unwrap_or_else(|e| {
             eprintln!("collector: {e}");

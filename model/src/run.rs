@@ -237,6 +237,9 @@ impl ExperimentRecord {
 /// Typed results, one variant per experiment kind, written as
 /// `{"first-touch": {...}}`. (An externally tagged enum, unlike an internally
 /// tagged one, lets a load error name the exact inner field.)
+// A run holds one of each at most and is read a handful of times: boxing
+// the largest would only add noise to every match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Results {

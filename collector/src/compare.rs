@@ -1,0 +1,223 @@
+//! `collector compare`: reads run files, holds each against the first with
+//! `pagewalk_model::comparison` (the rule lives there so the page can run
+//! it too) and prints the result as text, markdown or JSON.
+
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+use pagewalk_model::comparison::{compare_runs, Outcome, Row, RunComparison};
+
+use crate::cli::CompareFormat;
+
+pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
+    let mut runs = Vec::new();
+    for file in files {
+        match pagewalk_model::read_run(file) {
+            Ok(run) => runs.push(run),
+            Err(e) => {
+                eprintln!("collector compare: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let c = compare_runs(&runs);
+    let text = match format {
+        CompareFormat::Text => text(&c),
+        CompareFormat::Markdown => markdown(&c),
+        CompareFormat::Json => match serde_json::to_string_pretty(&c) {
+            Ok(json) => json + "\n",
+            Err(e) => {
+                eprintln!("collector compare: cannot serialise: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    print!("{text}");
+    ExitCode::SUCCESS
+}
+
+const RULE: &str = "Lower is faster; ratio = run / baseline. A difference at or below the \
+noise (the largest of each run's repetition spread of that figure and each run's A-vs-A \
+floor from its noise experiment) is \"within noise\", never faster or slower.";
+
+fn text(c: &RunComparison) -> String {
+    let mut out = String::new();
+    runs_header(&mut out, c, "");
+    if c.setup.is_empty() {
+        let _ = writeln!(out, "Setup: the same in every run.");
+    } else {
+        let _ = writeln!(out, "Setup differences (they change what a figure means):");
+        for d in &c.setup {
+            let values: Vec<_> = d.values.iter().map(|v| clean(v)).collect();
+            let _ = writeln!(out, "  {}: {}", d.what, values.join(" | "));
+        }
+    }
+    let _ = writeln!(out, "\n{RULE}");
+    let many = c.runs.len() > 2;
+    let mut table = Table::new();
+    let mut header = vec!["experiment", "figure"];
+    if many {
+        header.push("run");
+    }
+    header.extend(["baseline", "run value", "ratio", "noise", "verdict"]);
+    table.load_style(UTF8_FULL_CONDENSED).set_header(header);
+    for r in &c.rows {
+        let mut cells = vec![clean(&r.experiment), clean(&r.figure)];
+        if many {
+            cells.push(clean(&r.run));
+        }
+        cells.extend(values(r));
+        table.add_row(cells);
+    }
+    let first_number = if many { 3 } else { 2 };
+    for i in first_number..first_number + 4 {
+        if let Some(col) = table.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let _ = writeln!(out, "{table}");
+    let notes: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.outcome == Outcome::NotCompared)
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(out, "Not compared:");
+        for r in notes {
+            let what = format!("{} / {} ({})", r.experiment, r.figure, r.run);
+            let _ = writeln!(out, "  {}: {}", clean(&what), clean(&r.basis));
+        }
+    }
+    let _ = writeln!(out, "{}", tally(c));
+    out
+}
+
+/// Ready to paste into a pull request: the setup, the rule, one table with
+/// the noise basis of every row.
+fn markdown(c: &RunComparison) -> String {
+    let mut out = String::new();
+    runs_header(&mut out, c, "- ");
+    out.push('\n');
+    if c.setup.is_empty() {
+        let _ = writeln!(out, "Setup: the same in every run.\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "| setup | {} |",
+            c.runs
+                .iter()
+                .map(|r| cell(r))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
+        let _ = writeln!(out, "|---|{}", "---|".repeat(c.runs.len()));
+        for d in &c.setup {
+            let values: Vec<_> = d.values.iter().map(|v| cell(v)).collect();
+            let _ = writeln!(out, "| {} | {} |", cell(&d.what), values.join(" | "));
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{RULE}\n");
+    let _ = writeln!(
+        out,
+        "| experiment | figure | run | baseline | run value | ratio | noise | verdict | noise basis |"
+    );
+    let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|---|---|");
+    for r in &c.rows {
+        let v = values(r);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            cell(&r.experiment),
+            cell(&r.figure),
+            cell(&r.run),
+            v.join(" | "),
+            cell(&r.basis)
+        );
+    }
+    let _ = writeln!(out, "\n{}", tally(c));
+    out
+}
+
+fn runs_header(out: &mut String, c: &RunComparison, bullet: &str) {
+    for (i, label) in c.runs.iter().enumerate() {
+        let role = if i == 0 { "baseline" } else { "run" };
+        let _ = writeln!(out, "{bullet}{role}: {}", cell(label));
+    }
+}
+
+/// Baseline, run value, ratio, noise and verdict, as display text.
+fn values(r: &Row) -> Vec<String> {
+    let num = |v: Option<f64>| v.map_or("-".into(), |v| format!("{} {}", figure(v), r.unit));
+    let verdict = match r.outcome {
+        Outcome::Faster | Outcome::Slower => r.outcome.label().to_uppercase(),
+        o => o.label().to_string(),
+    };
+    vec![
+        num(r.baseline_value),
+        num(r.value),
+        r.ratio.map_or("-".into(), |x| format!("{x:.3}x")),
+        r.verdict
+            .map_or("-".into(), |v| format!("{:.1}%", v.noise * 100.0)),
+        verdict,
+    ]
+}
+
+/// Three significant figures, without exponent notation for the large
+/// nanosecond counts.
+fn figure(v: f64) -> String {
+    let decimals = match v.abs() {
+        x if x >= 100.0 => 0,
+        x if x >= 10.0 => 1,
+        x if x >= 1.0 => 2,
+        _ => 3,
+    };
+    format!("{v:.decimals$}")
+}
+
+fn tally(c: &RunComparison) -> String {
+    let count = |o: Outcome| c.rows.iter().filter(|r| r.outcome == o).count();
+    format!(
+        "{} figures: {} faster, {} slower, {} within noise, {} not compared.",
+        c.rows.len(),
+        count(Outcome::Faster),
+        count(Outcome::Slower),
+        count(Outcome::WithinNoise),
+        count(Outcome::NotCompared)
+    )
+}
+
+/// Labels and setup values come from files: no control character (an
+/// escape sequence, a newline) reaches the terminal or a table.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// A markdown cell: also no `|`, which would end it.
+fn cell(text: &str) -> String {
+    clean(text).replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_cells_cannot_break_the_table() {
+        assert_eq!(cell("a|b\nc"), "a\\|b c");
+        assert_eq!(clean("run\x1b[2J"), "run [2J");
+    }
+
+    #[test]
+    fn figures_keep_three_significant_digits() {
+        assert_eq!(figure(1700.1158), "1700");
+        assert_eq!(figure(16.611), "16.6");
+        assert_eq!(figure(1.0918), "1.09");
+        assert_eq!(figure(0.07637), "0.076");
+    }
+}

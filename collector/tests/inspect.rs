@@ -1,0 +1,411 @@
+//! `collector inspect` against real processes this test starts and stops,
+//! each built to show one symptom, and a quiet one that shows none. The
+//! children are this test binary run again with `PAGEWALK_INSPECT_CHILD`
+//! set: `child_entry` then becomes the child's whole life, and a normal
+//! test run skips it.
+//!
+//! No timing is asserted: only counts, with thresholds far from what the
+//! children produce (a fault loop takes thousands of faults per second; the
+//! verdict threshold is 100/s).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use pagewalk_model::inspect::{InspectResults, Presence, Symptom};
+use pagewalk_model::read_run;
+
+const CHILD: &str = "PAGEWALK_INSPECT_CHILD";
+
+/// What a child prints once its symptom is under way. The harness prints
+/// `test child_entry ... ` before it on the same line, hence a marker
+/// looked for anywhere in a line.
+const READY: &str = "pagewalk-child-ready";
+
+/// Not a test in a normal run: the body of a child process.
+#[test]
+fn child_entry() {
+    let Ok(kind) = std::env::var(CHILD) else {
+        return;
+    };
+    // If the test dies without cleaning up, so does the child.
+    // SAFETY: a prctl on ourselves.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    children::run(&kind);
+}
+
+mod children {
+    use std::io::Write;
+    use std::ptr;
+
+    const MIB: usize = 1 << 20;
+
+    fn ready() {
+        println!("\n{}", super::READY);
+        std::io::stdout().flush().unwrap();
+    }
+
+    /// Blocks until the parent closes our stdin (or kills us): no CPU, no
+    /// faults, no wake-ups.
+    fn block() -> ! {
+        let mut buf = [0u8; 1];
+        // SAFETY: reading into a valid one-byte buffer.
+        unsafe { libc::read(0, buf.as_mut_ptr().cast(), 1) };
+        std::process::exit(0)
+    }
+
+    fn map(bytes: usize) -> *mut u8 {
+        // SAFETY: a fresh private anonymous mapping; checked below.
+        let p = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(p, libc::MAP_FAILED);
+        p.cast()
+    }
+
+    fn touch(p: *mut u8, bytes: usize) {
+        for off in (0..bytes).step_by(4096) {
+            // SAFETY: inside the mapping.
+            unsafe { p.add(off).write_volatile(1) };
+        }
+    }
+
+    pub fn run(kind: &str) {
+        match kind {
+            "quiet" => {
+                ready();
+                block()
+            }
+            // Fresh 4 KiB pages, over and over: a minor fault per page.
+            "touch" => {
+                ready();
+                loop {
+                    let bytes = 16 * MIB;
+                    let p = map(bytes);
+                    // SAFETY: advice on our own mapping.
+                    unsafe { libc::madvise(p.cast(), bytes, libc::MADV_NOHUGEPAGE) };
+                    touch(p, bytes);
+                    // SAFETY: unmapping what we mapped.
+                    unsafe { libc::munmap(p.cast(), bytes) };
+                }
+            }
+            // A disk file whose page cache is dropped before every pass,
+            // read through a mapping: each pass starts with a major fault.
+            "major" => {
+                let path = std::env::var("PAGEWALK_INSPECT_FILE").unwrap();
+                let file = std::fs::File::open(path).unwrap();
+                let bytes = file.metadata().unwrap().len() as usize;
+                use std::os::fd::AsRawFd;
+                let fd = file.as_raw_fd();
+                ready();
+                loop {
+                    // SAFETY: plain calls on an open fd and our own mapping.
+                    unsafe {
+                        libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED);
+                        let p = libc::mmap(
+                            ptr::null_mut(),
+                            bytes,
+                            libc::PROT_READ,
+                            libc::MAP_SHARED,
+                            fd,
+                            0,
+                        );
+                        assert_ne!(p, libc::MAP_FAILED);
+                        // No readahead: every page is its own fault.
+                        libc::madvise(p, bytes, libc::MADV_RANDOM);
+                        let mut sum = 0u8;
+                        for off in (0..bytes).step_by(4096) {
+                            sum = sum.wrapping_add(p.cast::<u8>().add(off).read_volatile());
+                        }
+                        std::hint::black_box(sum);
+                        libc::munmap(p, bytes);
+                    }
+                }
+            }
+            // Spins on CPU 0; two of these share it.
+            "busy" => {
+                // SAFETY: a zeroed cpu_set_t with CPU 0 set, for this thread.
+                unsafe {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    libc::CPU_SET(0, &mut set);
+                    assert_eq!(
+                        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set),
+                        0
+                    );
+                }
+                ready();
+                let mut x = 1u64;
+                loop {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            }
+            // 64 MiB asked to be huge, touched once, then quiet. With
+            // `nothp`, the process first disables THP for itself, so none
+            // of it can be granted.
+            "huge" | "nothp" => {
+                if kind == "nothp" {
+                    // SAFETY: a prctl on ourselves.
+                    assert_eq!(
+                        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) },
+                        0
+                    );
+                }
+                let bytes = 64 * MIB;
+                // Over-map by 2 MiB and advise the aligned part only.
+                let raw = map(bytes + 2 * MIB) as usize;
+                let p = ((raw + 2 * MIB - 1) & !(2 * MIB - 1)) as *mut u8;
+                // SAFETY: advice on our own mapping.
+                assert_eq!(
+                    unsafe { libc::madvise(p.cast(), bytes, libc::MADV_HUGEPAGE) },
+                    0
+                );
+                touch(p, bytes);
+                ready();
+                block()
+            }
+            other => panic!("unknown child {other}"),
+        }
+    }
+}
+
+/// A running child; killed and reaped when dropped, whatever the test did.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn(kind: &str, envs: &[(&str, &str)]) -> Running {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
+        .env(CHILD, kind)
+        .envs(envs.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let ready = lines.any(|l| l.is_ok_and(|l| l.contains(READY)));
+    assert!(ready, "child {kind} never got ready");
+    // Keep draining so a chatty harness never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Running(child)
+}
+
+fn collector(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_collector"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `collector inspect PID --for 2s` into a fresh folder; the file read
+/// back through the model.
+fn inspect(pid: u32) -> InspectResults {
+    let dir = tempfile::tempdir().unwrap();
+    let out = collector(&[
+        "inspect",
+        &pid.to_string(),
+        "--for",
+        "2s",
+        "--interval",
+        "100ms",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("a run file");
+    assert!(stdout.contains(&file.display().to_string()), "{stdout}");
+    let run = read_run(&file).unwrap_or_else(|e| panic!("{e}"));
+    let r = run.inspect().expect("inspect results").clone();
+    assert_eq!(r.pid, pid);
+    assert!(r.ended_early.is_none(), "{:?}", r.ended_early);
+    r
+}
+
+fn presence(r: &InspectResults, s: Symptom) -> Presence {
+    let v = r.verdict(s).unwrap();
+    eprintln!("{s:?}: {:?}: {} {:?}", v.verdict, v.reason, v.evidence);
+    v.verdict
+}
+
+fn evidence(r: &InspectResults, s: Symptom, what: &str) -> Option<f64> {
+    let v = r.verdict(s)?;
+    v.evidence.iter().find(|e| e.what == what).map(|e| e.value)
+}
+
+#[test]
+fn a_quiet_process_shows_no_symptom() {
+    let child = spawn("quiet", &[]);
+    let r = inspect(child.0.id());
+    for s in [
+        Symptom::FirstTouchFaults,
+        Symptom::PeriodicSpike,
+        Symptom::Preemption,
+        Symptom::RareStall,
+        Symptom::HugePagesDenied,
+    ] {
+        assert_eq!(presence(&r, s), Presence::Absent, "{s:?}");
+    }
+    // The rest are absent or, where /proc cannot see them (the dTLB, a
+    // frequency a VM hides), cannot tell with a reason; never present.
+    for v in &r.verdicts {
+        assert_ne!(v.verdict, Presence::Present, "{v:?}");
+        if v.verdict == Presence::CannotTell {
+            assert!(!v.reason.is_empty());
+        }
+    }
+    assert_eq!(r.verdicts.len(), Symptom::ALL.len());
+    assert!(r.samples.len() >= 2);
+}
+
+#[test]
+fn fresh_memory_shows_minor_faults() {
+    let child = spawn("touch", &[]);
+    let r = inspect(child.0.id());
+    assert_eq!(presence(&r, Symptom::FirstTouchFaults), Presence::Present);
+    // Thousands per second in practice; 100/s is the verdict's threshold.
+    let faults = evidence(&r, Symptom::FirstTouchFaults, "minor faults").unwrap();
+    assert!(faults >= 1000.0, "{faults}");
+}
+
+#[test]
+fn a_dropped_page_cache_shows_major_faults() {
+    // A real disk file (the target folder), not tmpfs: tmpfs pages cannot
+    // be dropped, so they would never fault from storage.
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("cold.bin");
+    std::fs::write(&path, vec![7u8; 4 << 20]).unwrap();
+    std::fs::File::open(&path).unwrap().sync_all().unwrap();
+    let child = spawn(
+        "major",
+        &[("PAGEWALK_INSPECT_FILE", path.to_str().unwrap())],
+    );
+    let r = inspect(child.0.id());
+    assert_eq!(presence(&r, Symptom::RareStall), Presence::Present);
+    let major = evidence(&r, Symptom::RareStall, "major faults");
+    assert!(major.is_some_and(|n| n >= 1.0), "{major:?}");
+}
+
+#[test]
+fn two_busy_processes_on_one_cpu_wait_for_it() {
+    let a = spawn("busy", &[]);
+    let _b = spawn("busy", &[]);
+    let r = inspect(a.0.id());
+    assert_eq!(presence(&r, Symptom::Preemption), Presence::Present);
+    // Sharing one CPU with a twin: about half of its runnable time waiting
+    // (more on a loaded machine); the threshold is a tenth.
+    let share = evidence(
+        &r,
+        Symptom::Preemption,
+        "share of runnable time spent waiting",
+    )
+    .unwrap();
+    assert!(share >= 0.2, "{share}");
+}
+
+#[test]
+fn huge_page_share_is_reported() {
+    let child = spawn("huge", &[]);
+    let r = inspect(child.0.id());
+    let eligible = evidence(
+        &r,
+        Symptom::HugePagesDenied,
+        "anonymous memory eligible for THP",
+    );
+    if r.settings.thp_enabled.as_deref() == Some("never") {
+        assert_eq!(eligible, Some(0.0));
+        return;
+    }
+    assert!(eligible.is_some_and(|k| k >= 64.0 * 1024.0), "{eligible:?}");
+    let share = evidence(
+        &r,
+        Symptom::HugePagesDenied,
+        "huge-page share of eligible memory",
+    )
+    .expect("a share");
+    // The verdict follows the share: absent from half up.
+    let expected = if share >= 0.5 {
+        Presence::Absent
+    } else {
+        Presence::Present
+    };
+    assert_eq!(presence(&r, Symptom::HugePagesDenied), expected);
+    assert!(r.samples.last().unwrap().anon_huge_kib.is_some());
+}
+
+#[test]
+fn huge_pages_refused_to_the_process_are_present() {
+    let child = spawn("nothp", &[]);
+    let r = inspect(child.0.id());
+    if r.settings.thp_enabled.as_deref() == Some("never") {
+        return;
+    }
+    assert_eq!(presence(&r, Symptom::HugePagesDenied), Presence::Present);
+    let v = r.verdict(Symptom::HugePagesDenied).unwrap();
+    assert!(v.reason.contains("PR_SET_THP_DISABLE"), "{}", v.reason);
+}
+
+/// Stderr of a command that must fail with `code` (1 for inspect's own
+/// errors, 2 for clap's refusal of an argument).
+fn error_of(code: i32, args: &[&str]) -> String {
+    let out = collector(args);
+    assert_eq!(out.status.code(), Some(code), "{args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn missing_exited_and_zero_length_are_clear_errors() {
+    // Above pid_max no process can exist.
+    let mut max = String::new();
+    std::fs::File::open("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .read_to_string(&mut max)
+        .unwrap();
+    let missing = (max.trim().parse::<u64>().unwrap() + 1).to_string();
+    let e = error_of(1, &["inspect", &missing, "--for", "1s"]);
+    assert!(e.contains("no process"), "{e}");
+
+    // Exited and reaped: gone.
+    let mut done = Command::new("true").spawn().unwrap();
+    let pid = done.id().to_string();
+    done.wait().unwrap();
+    if !Path::new(&format!("/proc/{pid}")).exists() {
+        let e = error_of(1, &["inspect", &pid, "--for", "1s"]);
+        assert!(e.contains("no process"), "{e}");
+    }
+
+    // Exited, not reaped yet: a zombie, said as such.
+    let zombie = Command::new("true").spawn().unwrap();
+    let pid = zombie.id();
+    let stat = format!("/proc/{pid}/stat");
+    while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z ")) {
+        std::thread::yield_now();
+    }
+    let e = error_of(1, &["inspect", &pid.to_string(), "--for", "1s"]);
+    assert!(e.contains("exited"), "{e}");
+    drop(Running(zombie));
+
+    let e = error_of(2, &["inspect", "1", "--for", "0"]);
+    assert!(e.contains("longer than zero"), "{e}");
+}

@@ -1,0 +1,256 @@
+//! The headline figures of a run: the numbers a chapter quotes, each with
+//! the conditions it was measured under and its own repetition spread, so
+//! two runs can be compared figure by figure.
+
+use crate::first_touch::Phase;
+use crate::latency::Latency;
+use crate::run::{Results, RunFile, Status};
+use crate::stats::Summary;
+use crate::translation::{ChasePoint, Curve};
+
+/// One number of one run. Every figure is a time: lower is faster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    pub experiment: String,
+    /// Stable across runs (`nohugepage first pass`), so the same figure
+    /// is found in another run.
+    pub name: String,
+    pub unit: &'static str,
+    /// Sizes and modes it was measured with. Two figures whose conditions
+    /// differ measured different things and are not compared.
+    pub conditions: String,
+    pub value: f64,
+    /// Relative spread of the repetitions (`max / min - 1`), or `None` when
+    /// there was only one.
+    pub spread: Option<f64>,
+    /// What `spread` is made of, for the noise basis a reader sees.
+    pub spread_basis: String,
+}
+
+/// Every headline figure of `run`, experiment by experiment.
+pub fn figures(run: &RunFile) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for e in &run.experiments {
+        let Some(results) = e.results.as_ref().filter(|_| e.status == Status::Ok) else {
+            continue;
+        };
+        let mut add = Adder {
+            experiment: &e.name,
+            out: &mut out,
+        };
+        match results {
+            Results::FirstTouch(r) => {
+                let cond = format!("{}, stride {}", size(r.size_bytes), size(r.stride_bytes));
+                for m in r.modes.iter().filter(|m| m.skipped.is_none()) {
+                    for phase in [Phase::FirstPass, Phase::SecondPass] {
+                        if let Some(p) = m.summary.phase(phase) {
+                            let name = format!("{} {}", m.mode.name(), phase.label());
+                            add.summary(name, "ns/page", &cond, &p.ns_per_page);
+                        }
+                    }
+                }
+            }
+            Results::Staircase(r) => {
+                let stride = r
+                    .stride_bytes
+                    .map_or("stride ?".into(), |s| format!("stride {}", size(s)));
+                add.curves(&r.curves, &stride);
+            }
+            Results::TlbReach(r) => add.curves(&r.curves, &format!("line step {}", r.line_step)),
+            Results::Thp(r) => {
+                for (which, s) in ends(&r.sizes) {
+                    for (regime, point) in [("4 KiB pages", &s.small), ("huge pages", &s.huge)] {
+                        if let Some(p) = point {
+                            let name = format!("{regime}, {which} region");
+                            add.summary(name, "ns/load", &size(s.size_bytes), &p.ns_per_load);
+                        }
+                    }
+                }
+            }
+            Results::Tail(r) => {
+                let cond = format!(
+                    "{}, {} iterations",
+                    r.region_bytes.map_or("region ?".into(), size),
+                    r.iterations.map_or("?".into(), |n| n.to_string())
+                );
+                for v in r.variants.iter().filter(|v| v.skipped.is_none()) {
+                    let reps = |f: fn(&crate::tail::TailRepetition) -> f64| {
+                        Summary::of(&v.repetitions.iter().map(f).collect::<Vec<_>>())
+                    };
+                    let name = v.variant.name();
+                    if let Some(s) = reps(|r| r.mean_ns) {
+                        add.summary(format!("{name} mean"), "ns", &cond, &s);
+                    }
+                    if let Some(s) = reps(|r| r.p999_ns) {
+                        add.summary(format!("{name} p99.9"), "ns", &cond, &s);
+                    }
+                }
+            }
+            Results::Alloc(r) => {
+                for p in r.paths.iter().filter(|p| p.skipped.is_none()) {
+                    let cond = format!(
+                        "{}, {} ops per batch",
+                        p.size_bytes.map_or("size ?".into(), size),
+                        p.ops_per_batch.map_or("?".into(), |n| n.to_string())
+                    );
+                    add.latency(p.path.name(), &cond, p.latency.as_ref());
+                }
+            }
+            Results::Syscall(r) => {
+                for o in r.ops.iter().filter(|o| o.skipped.is_none()) {
+                    let cond = o.calls_per_batch.map_or("calls per batch ?".into(), |n| {
+                        format!("{n} calls per batch")
+                    });
+                    add.latency(o.op.name(), &cond, o.latency.as_ref());
+                }
+            }
+            Results::Noise(r) => {
+                let cond = r
+                    .rounds
+                    .map_or("rounds ?".into(), |n| format!("{n} rounds"));
+                for b in &r.batches {
+                    if let Some(s) = &b.summary {
+                        add.summary(b.condition.name().into(), "ns per run", &cond, s);
+                    }
+                }
+            }
+            Results::Numa(r) => {
+                for p in &r.placements {
+                    let cond = format!("{}, {} threads", size(r.region_bytes), p.threads);
+                    add.push(
+                        p.placement.name().into(),
+                        "ns",
+                        cond,
+                        p.touch_ns,
+                        None,
+                        "one run",
+                    );
+                }
+            }
+            // A watched process, not a benchmark: nothing to hold against
+            // another run.
+            Results::Inspect(_) => {}
+        }
+    }
+    out
+}
+
+struct Adder<'a> {
+    experiment: &'a str,
+    out: &'a mut Vec<Figure>,
+}
+
+impl Adder<'_> {
+    fn push(
+        &mut self,
+        name: String,
+        unit: &'static str,
+        conditions: String,
+        value: f64,
+        spread: Option<f64>,
+        spread_basis: &str,
+    ) {
+        self.out.push(Figure {
+            experiment: self.experiment.to_string(),
+            name,
+            unit,
+            conditions,
+            value,
+            spread,
+            spread_basis: spread_basis.to_string(),
+        });
+    }
+
+    /// The median of repetitions; their max/min is the spread.
+    fn summary(&mut self, name: String, unit: &'static str, conditions: &str, s: &Summary) {
+        let (spread, basis) = if s.n >= 2 && s.min > 0.0 {
+            (
+                Some(s.spread() - 1.0),
+                format!("max/min of {} repetitions", s.n),
+            )
+        } else {
+            (None, "1 repetition".to_string())
+        };
+        self.push(name, unit, conditions.into(), s.median, spread, &basis);
+    }
+
+    /// The p50 of a per-batch distribution. Its spread is how far the slow
+    /// tenth of batches sits above the median (p90/p50): batches here are
+    /// the repetitions.
+    fn latency(&mut self, name: &str, conditions: &str, l: Option<&Latency>) {
+        let Some((p50, p90)) = l.and_then(|l| Some((l.p50_ns?, l.p90_ns?))) else {
+            return;
+        };
+        let spread = (p50 > 0.0).then(|| p90 / p50 - 1.0);
+        let name = format!("{name} p50");
+        self.push(
+            name,
+            "ns",
+            conditions.into(),
+            p50,
+            spread,
+            "p90/p50 of batches",
+        );
+    }
+
+    /// The first and last point of each curve: the flat start (caches, TLB
+    /// hit) and the far end (every level missed), the two numbers a
+    /// staircase is quoted by.
+    fn curves(&mut self, curves: &[Curve], conditions: &str) {
+        for c in curves.iter().filter(|c| c.skipped.is_none()) {
+            for (which, p) in ends(&c.points) {
+                let name = format!("{}, {which} region", c.regime.label());
+                let cond = format!("{}, {conditions}", point_size(p));
+                self.summary(name, "ns/load", &cond, &p.ns_per_load);
+            }
+        }
+    }
+}
+
+fn point_size(p: &ChasePoint) -> String {
+    match p.pages {
+        Some(pages) => format!("{} ({pages} pages)", size(p.region_bytes)),
+        None => size(p.region_bytes),
+    }
+}
+
+/// `("smallest", first)` and `("largest", last)`; one entry when they are
+/// the same element.
+fn ends<T>(items: &[T]) -> Vec<(&'static str, &T)> {
+    match items {
+        [] => vec![],
+        [only] => vec![("only", only)],
+        [first, .., last] => vec![("smallest", first), ("largest", last)],
+    }
+}
+
+/// Exact sizes (`64 MiB`, `36864 B`): rounding could hide the very
+/// difference that makes two figures incomparable.
+pub fn size(bytes: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if bytes >= 1 << shift && bytes.is_multiple_of(1 << shift) {
+            return format!("{} {unit}", bytes >> shift);
+        }
+    }
+    format!("{bytes} B")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_exact() {
+        assert_eq!(size(64 << 20), "64 MiB");
+        assert_eq!(size(1 << 30), "1 GiB");
+        assert_eq!(size(36 << 10), "36 KiB");
+        assert_eq!(size((1 << 20) + 1), "1048577 B");
+    }
+
+    #[test]
+    fn ends_of_a_list() {
+        assert!(ends::<u8>(&[]).is_empty());
+        assert_eq!(ends(&[1]), vec![("only", &1)]);
+        assert_eq!(ends(&[1, 2, 3]), vec![("smallest", &1), ("largest", &3)]);
+    }
+}

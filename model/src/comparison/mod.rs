@@ -1,0 +1,209 @@
+//! `collector compare` and the page's "compare runs": every headline figure
+//! of each run held against the same figure of the first (the baseline),
+//! with a verdict that is never "faster" or "slower" inside the noise.
+//!
+//! The noise of a comparison is the largest of what is known about it: each
+//! run's repetition spread of that figure (`max / min - 1`) and each run's
+//! A-vs-A floor from the `noise` experiment (two identical batches, see
+//! [`crate::compare`]). A difference at or below it measured nothing. No
+//! native-only code here: the page runs the same rule in wasm.
+
+mod headline;
+mod setup;
+
+use serde::{Deserialize, Serialize};
+
+use crate::compare::Verdict;
+use crate::noise::ComparisonKind;
+use crate::run::RunFile;
+
+pub use headline::{figures, size, Figure};
+pub use setup::{differences, SetupDifference};
+
+/// The whole comparison, in the order a reader needs it: what differs in
+/// the setup, then one row per figure and compared run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunComparison {
+    /// Run labels; the first is the baseline every other run is held against.
+    pub runs: Vec<String>,
+    pub setup: Vec<SetupDifference>,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Faster,
+    Slower,
+    WithinNoise,
+    /// Measured under other conditions, in one run only, or without any
+    /// noise basis: `reason` says which.
+    NotCompared,
+}
+
+impl Outcome {
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Faster => "faster",
+            Outcome::Slower => "slower",
+            Outcome::WithinNoise => "within noise",
+            Outcome::NotCompared => "not compared",
+        }
+    }
+}
+
+/// One figure of one run against the baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub experiment: String,
+    pub figure: String,
+    pub unit: String,
+    /// Label of the run held against the baseline.
+    pub run: String,
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    /// `value / baseline_value`: below 1 is faster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Where the noise came from, or why it was not compared.
+    pub basis: String,
+}
+
+/// The A-vs-A floor of a run: how far two identical batches of its `noise`
+/// experiment came apart. `None` when that experiment did not run.
+pub fn noise_floor(run: &RunFile) -> Option<f64> {
+    run.noise()?
+        .comparisons
+        .iter()
+        .find(|c| c.kind == ComparisonKind::AVsA)
+        .map(|c| c.verdict.difference)
+}
+
+/// Compares every run after the first with the first.
+pub fn compare_runs(runs: &[RunFile]) -> RunComparison {
+    let refs: Vec<&RunFile> = runs.iter().collect();
+    let mut rows = Vec::new();
+    if let Some((base, others)) = runs.split_first() {
+        let base_figures = figures(base);
+        for other in others {
+            let other_figures = figures(other);
+            let floors = [noise_floor(base), noise_floor(other)];
+            for a in &base_figures {
+                let b = other_figures
+                    .iter()
+                    .find(|b| b.experiment == a.experiment && b.name == a.name);
+                rows.push(row(a, b, floors, &other.label()));
+            }
+            // Figures only the other run has: said, not silently dropped.
+            for b in other_figures.iter().filter(|b| {
+                !base_figures
+                    .iter()
+                    .any(|a| a.experiment == b.experiment && a.name == b.name)
+            }) {
+                rows.push(not_compared(b, &other.label(), "not in the baseline run"));
+            }
+        }
+    }
+    RunComparison {
+        runs: runs.iter().map(RunFile::label).collect(),
+        setup: differences(&refs),
+        rows,
+    }
+}
+
+fn not_compared(f: &Figure, run: &str, why: &str) -> Row {
+    Row {
+        experiment: f.experiment.clone(),
+        figure: f.name.clone(),
+        unit: f.unit.to_string(),
+        run: run.to_string(),
+        outcome: Outcome::NotCompared,
+        baseline_value: None,
+        value: None,
+        ratio: None,
+        verdict: None,
+        basis: why.to_string(),
+    }
+}
+
+fn row(a: &Figure, b: Option<&Figure>, floors: [Option<f64>; 2], run: &str) -> Row {
+    let Some(b) = b else {
+        return not_compared(
+            a,
+            run,
+            "not in this run (skipped, not run, or another mode)",
+        );
+    };
+    let with_values = |outcome, ratio, verdict, basis: String| Row {
+        baseline_value: Some(a.value),
+        value: Some(b.value),
+        ratio,
+        verdict,
+        outcome,
+        basis,
+        ..not_compared(a, run, "")
+    };
+    if a.conditions != b.conditions {
+        let why = format!(
+            "measured with different sizes or modes: {} vs {}",
+            a.conditions, b.conditions
+        );
+        return with_values(Outcome::NotCompared, None, None, why);
+    }
+    if a.value <= 0.0 {
+        let why = "the baseline value is not positive: no ratio".to_string();
+        return with_values(Outcome::NotCompared, None, None, why);
+    }
+    let ratio = b.value / a.value;
+    let mut noise: Option<f64> = None;
+    let mut basis = Vec::new();
+    for (who, f) in [("baseline", a), ("this run", b)] {
+        match f.spread {
+            Some(s) => {
+                basis.push(format!("{who} spread {} ({})", pct(s), f.spread_basis));
+                noise = Some(noise.map_or(s, |n| n.max(s)));
+            }
+            None => basis.push(format!("{who}: {}, spread unknown", f.spread_basis)),
+        }
+    }
+    for (who, floor) in [("baseline", floors[0]), ("this run", floors[1])] {
+        if let Some(fl) = floor {
+            basis.push(format!("{who} A-vs-A floor {}", pct(fl)));
+            noise = Some(noise.map_or(fl, |n| n.max(fl)));
+        }
+    }
+    let basis = basis.join("; ");
+    let difference = (ratio - 1.0).abs();
+    let Some(noise) = noise else {
+        // Nothing says how much this figure moves by itself: any difference
+        // could be noise. Identical numbers are still identical.
+        return if difference == 0.0 {
+            with_values(Outcome::WithinNoise, Some(ratio), None, basis)
+        } else {
+            let why = format!("no noise basis ({basis}; no noise experiment)");
+            with_values(Outcome::NotCompared, Some(ratio), None, why)
+        };
+    };
+    let verdict = Verdict::new(difference, noise);
+    let outcome = match (verdict.inside_noise, ratio < 1.0) {
+        (true, _) => Outcome::WithinNoise,
+        (false, true) => Outcome::Faster,
+        (false, false) => Outcome::Slower,
+    };
+    with_values(outcome, Some(ratio), Some(verdict), basis)
+}
+
+/// `7.1%`, `0.21%`: enough figures that a small floor does not print as 0.
+fn pct(x: f64) -> String {
+    let p = x * 100.0;
+    if p >= 10.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.2}%")
+    }
+}

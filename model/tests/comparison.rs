@@ -1,0 +1,151 @@
+//! `compare_runs` on the committed example run: against itself, against a
+//! copy with one figure doubled, and against copies with another setup.
+
+use std::path::Path;
+
+use pagewalk_model::comparison::{compare_runs, Outcome};
+use pagewalk_model::{read_run, Provenance, Results, RunFile};
+
+fn example() -> RunFile {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/example");
+    let path = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("an example run in data/example");
+    read_run(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn first_touch(run: &mut RunFile) -> &mut pagewalk_model::FirstTouchResults {
+    let e = run
+        .experiments
+        .iter_mut()
+        .find(|e| e.name == "first-touch")
+        .unwrap();
+    match e.results.as_mut().unwrap() {
+        Results::FirstTouch(r) => r,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_run_against_itself_is_within_noise_everywhere() {
+    let run = example();
+    let c = compare_runs(&[run.clone(), run]);
+    assert!(c.setup.is_empty(), "{:?}", c.setup);
+    // Every experiment of the example with numbers has figures compared.
+    for name in [
+        "first-touch",
+        "staircase",
+        "tlb-reach",
+        "thp",
+        "tail",
+        "alloc",
+        "syscall",
+        "noise",
+    ] {
+        assert!(c.rows.iter().any(|r| r.experiment == name), "{name}");
+    }
+    for r in &c.rows {
+        assert_eq!(r.outcome, Outcome::WithinNoise, "{r:?}");
+        assert_eq!(r.ratio, Some(1.0), "{r:?}");
+    }
+}
+
+#[test]
+fn one_figure_doubled_is_named_and_only_it() {
+    let base = example();
+    let mut slower = base.clone();
+    let mode = &mut first_touch(&mut slower).modes[0];
+    let mode_name = mode.mode.name();
+    let s = &mut mode.summary.first_pass.as_mut().unwrap().ns_per_page;
+    for v in [&mut s.min, &mut s.median, &mut s.max, &mut s.mean] {
+        *v *= 2.0;
+    }
+    let c = compare_runs(&[base.clone(), slower.clone()]);
+    let changed: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.outcome != Outcome::WithinNoise)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:#?}");
+    let r = changed[0];
+    assert_eq!(
+        (r.experiment.as_str(), r.figure.clone(), r.outcome),
+        (
+            "first-touch",
+            format!("{mode_name} first pass"),
+            Outcome::Slower
+        )
+    );
+    assert!((r.ratio.unwrap() - 2.0).abs() < 1e-12);
+    assert!(r.basis.contains("A-vs-A floor"), "{}", r.basis);
+
+    // The other way round, the same figure is faster.
+    let c = compare_runs(&[slower, base]);
+    let faster: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.outcome == Outcome::Faster)
+        .collect();
+    assert_eq!(faster.len(), 1);
+    assert_eq!(faster[0].figure, format!("{mode_name} first pass"));
+}
+
+#[test]
+fn setup_differences_are_listed_and_other_sizes_not_compared() {
+    let base = example();
+    let mut other = base.clone();
+    let m = other.machine.as_mut().unwrap();
+    m.kernel_release = "9.9.9-test".into();
+    m.thp.enabled = Some("never".into());
+    if let Provenance::Collector { quick, .. } = &mut other.provenance {
+        *quick = true;
+    }
+    first_touch(&mut other).size_bytes = 64 << 20;
+    let c = compare_runs(&[base, other]);
+    let what: Vec<_> = c.setup.iter().map(|d| d.what.as_str()).collect();
+    assert_eq!(what, ["kernel", "THP enabled", "quick run"]);
+    assert_eq!(c.setup[0].values[1], "9.9.9-test");
+
+    let first_touch_rows: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.experiment == "first-touch")
+        .collect();
+    assert!(!first_touch_rows.is_empty());
+    for r in first_touch_rows {
+        assert_eq!(r.outcome, Outcome::NotCompared, "{r:?}");
+        assert!(r.basis.contains("different sizes"), "{}", r.basis);
+        assert!(r.basis.contains("64 MiB"), "{}", r.basis);
+    }
+    // Only first-touch changed size: the rest is still compared.
+    assert!(c
+        .rows
+        .iter()
+        .filter(|r| r.experiment != "first-touch")
+        .all(|r| r.outcome == Outcome::WithinNoise));
+}
+
+#[test]
+fn a_figure_missing_from_one_run_says_so() {
+    let base = example();
+    let mut other = base.clone();
+    other.experiments.retain(|e| e.name != "syscall");
+    let c = compare_runs(&[base.clone(), other.clone()]);
+    let syscall: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.experiment == "syscall")
+        .collect();
+    assert!(!syscall.is_empty());
+    assert!(syscall
+        .iter()
+        .all(|r| r.outcome == Outcome::NotCompared && r.basis.contains("not in this run")));
+    let c = compare_runs(&[other, base]);
+    assert!(c
+        .rows
+        .iter()
+        .filter(|r| r.experiment == "syscall")
+        .all(|r| r.basis.contains("not in the baseline")));
+}
