@@ -1,0 +1,162 @@
+//! Horizontal grouped bars (and histograms: one category per bin).
+
+use std::fmt::Write;
+
+use super::frame::{axis_title, gridlines, mark_attrs, no_data, reference_style, Gridlines};
+use super::scale::ValueScale;
+use super::text::{esc, n, text_width, truncate};
+use super::{Palette, FONT, PAD};
+use crate::spec::ChartSpec;
+
+const BAR_H: f64 = 14.0;
+const GROUP_GAP: f64 = 12.0;
+
+/// Horizontal grouped bars; returns the SVG height.
+pub(super) fn bars(
+    out: &mut String,
+    spec: &ChartSpec,
+    pal: &Palette,
+    w: f64,
+    height: f64,
+    top: f64,
+) -> f64 {
+    let ncat = spec.categories.len();
+    let nser = spec.series.len().max(1);
+    let longest = spec
+        .categories
+        .iter()
+        .map(|c| text_width(&c.label, FONT))
+        .fold(0.0, f64::max);
+    let label_w = (longest + 10.0).min(w * 0.4);
+    let left = PAD + label_w;
+    let right = w - PAD - 16.0;
+    let mut band = nser as f64 * BAR_H + GROUP_GAP;
+    let below = 46.0;
+    if height > 0.0 && ncat > 0 {
+        band = band.max((height - top - below - PAD) / ncat as f64);
+    }
+    let bar_h = (band - GROUP_GAP) / nser as f64;
+    let bottom = top + band * ncat.max(1) as f64;
+    let h = if height > 0.0 {
+        height.max(bottom + below + PAD)
+    } else {
+        bottom + below + PAD
+    };
+
+    let values: Vec<f64> = spec
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .flat_map(|p| [p.value, p.min, p.max])
+        .flatten()
+        .collect();
+    let scale = ValueScale::fit(&spec.y, &values, true, left, right);
+
+    // Grid and value axis.
+    out.push_str("<g class=\"pw-grid\">");
+    gridlines(out, &scale, pal, Gridlines::Vertical { top, bottom });
+    let base = scale.map(scale.baseline());
+    let _ = write!(
+        out,
+        "<line x1=\"{b}\" y1=\"{}\" x2=\"{b}\" y2=\"{}\" stroke=\"{a}\"/><line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{a}\"/></g>",
+        n(top),
+        n(bottom),
+        n(left),
+        n(right),
+        b = n(base),
+        y = n(bottom),
+        a = esc(&pal.axis)
+    );
+    axis_title(
+        out,
+        pal,
+        (left + right) / 2.0,
+        bottom + 36.0,
+        "middle",
+        false,
+        &spec.y.label,
+    );
+
+    if ncat == 0 || values.is_empty() {
+        no_data(out, spec, pal, left + 8.0, top + 20.0);
+    }
+
+    // Category labels.
+    out.push_str("<g class=\"pw-categories\">");
+    for (ci, c) in spec.categories.iter().enumerate() {
+        let y = top + band * ci as f64 + band / 2.0 + 4.0;
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">{}</text>",
+            n(left - 6.0),
+            n(y),
+            esc(&pal.fg),
+            esc(&truncate(&c.label, label_w - 8.0, FONT))
+        );
+    }
+    out.push_str("</g>");
+
+    // Marks, whiskers and gaps.
+    let mut marks = String::new();
+    let mut whiskers = String::new();
+    for (ci, c) in spec.categories.iter().enumerate() {
+        for (si, s) in spec.series.iter().enumerate() {
+            let y0 = top + band * ci as f64 + GROUP_GAP / 2.0 + bar_h * si as f64;
+            let colour = pal.series_colour(si);
+            let p = s.at(&c.key);
+            match p.and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v))) {
+                Some((p, v)) => {
+                    let (a, b) = (scale.map(scale.baseline()), scale.map(v));
+                    let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
+                    let _ = write!(
+                        marks,
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}{}/>",
+                        n(x),
+                        n(y0 + 1.0),
+                        n(bw),
+                        n(bar_h - 2.0),
+                        esc(colour),
+                        reference_style(s.role, colour),
+                        mark_attrs(&spec.y, s, &c.key, &c.label, p)
+                    );
+                    if let (Some(lo), Some(hi)) = (p.min, p.max) {
+                        if lo != hi && scale.places(lo) && scale.places(hi) {
+                            let (x1, x2, yc) = (scale.map(lo), scale.map(hi), y0 + bar_h / 2.0);
+                            let cap = (bar_h / 2.0 - 2.0).max(2.0);
+                            let _ = write!(
+                                whiskers,
+                                "<path d=\"M{x1} {yc}H{x2}M{x1} {a}V{b}M{x2} {a}V{b}\"/>",
+                                x1 = n(x1),
+                                x2 = n(x2),
+                                yc = n(yc),
+                                a = n(yc - cap),
+                                b = n(yc + cap)
+                            );
+                        }
+                    }
+                }
+                None => {
+                    let _ = write!(
+                        marks,
+                        "<text class=\"pw-gap\" x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\" aria-hidden=\"true\">n/a</text>",
+                        n(base + 4.0),
+                        n(y0 + bar_h / 2.0 + 3.5),
+                        esc(&pal.axis)
+                    );
+                }
+            }
+        }
+    }
+    out.push_str("<g class=\"pw-marks\">");
+    out.push_str(&marks);
+    out.push_str("</g>");
+    // A background-coloured halo keeps whiskers visible across bars.
+    let _ = write!(
+        out,
+        "<g class=\"pw-whiskers\" fill=\"none\" aria-hidden=\"true\"><g stroke=\"{}\" stroke-width=\"3.2\" stroke-opacity=\"0.8\">{whiskers}</g>\
+         <g stroke=\"{}\" stroke-width=\"1.2\">{whiskers}</g></g>",
+        esc(&pal.bg),
+        esc(&pal.fg)
+    );
+    h
+}

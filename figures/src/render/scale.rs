@@ -1,0 +1,283 @@
+//! Value to pixel along an axis, the ticks drawn on it and their labels.
+
+use super::text::trimmed;
+use crate::spec::{Axis, Scale};
+
+/// Maps data values to pixels along one axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ValueScale {
+    pub lo: f64,
+    pub hi: f64,
+    pub log: bool,
+    /// A log axis in bytes: powers of two and KiB/MiB/GiB ticks, because
+    /// memory sizes are read that way (`1,000` and `10k` are not sizes).
+    pub bytes: bool,
+    pub px0: f64,
+    pub px1: f64,
+}
+
+impl ValueScale {
+    /// A scale covering `values` (and the axis' fixed ends), widened to
+    /// round tick values; `zero` forces 0 into a linear domain (bars).
+    pub fn fit(axis: &Axis, values: &[f64], zero: bool, px0: f64, px1: f64) -> ValueScale {
+        let log = axis.scale == Scale::Log;
+        let usable: Vec<f64> = values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite() && (!log || *v > 0.0))
+            .collect();
+        let dmin = usable.iter().copied().fold(f64::INFINITY, f64::min);
+        let dmax = usable.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (mut lo, mut hi) = if usable.is_empty() {
+            if log {
+                (1.0, 10.0)
+            } else {
+                (0.0, 1.0)
+            }
+        } else {
+            (dmin, dmax)
+        };
+        if let Some(m) = axis.min.filter(|m| !log || *m > 0.0) {
+            lo = m;
+        }
+        if let Some(m) = axis.max {
+            hi = m;
+        }
+        // A fixed end from the spec is data too: keep the domain finite and,
+        // on a log axis, positive, whatever it says.
+        if !(lo.is_finite() && hi.is_finite()) || (log && lo <= 0.0) {
+            (lo, hi) = if log { (1.0, 10.0) } else { (0.0, 1.0) };
+        }
+        // Far beyond any measurement, but every step below stays finite.
+        let (floor, ceil) = if log {
+            (1e-300, 1e300)
+        } else {
+            (-1e300, 1e300)
+        };
+        (lo, hi) = (lo.clamp(floor, ceil), hi.clamp(floor, ceil));
+        let bytes = log && axis.unit == "bytes";
+        if bytes {
+            lo = 2f64.powf(lo.log2().floor());
+            hi = 2f64.powf(hi.log2().ceil());
+            if hi <= lo {
+                hi = lo * 2.0;
+            }
+        } else if log {
+            lo = 10f64.powf(lo.log10().floor());
+            hi = 10f64.powf(hi.log10().ceil());
+            if hi <= lo {
+                hi = lo * 10.0;
+            }
+        } else {
+            if zero {
+                lo = lo.min(0.0);
+                hi = hi.max(0.0);
+            }
+            if hi <= lo {
+                hi = lo + 1.0;
+            }
+            let step = nice_step(hi - lo, 5.0);
+            if axis.min.is_none() {
+                lo = (lo / step).floor() * step;
+            }
+            if axis.max.is_none() {
+                hi = (hi / step).ceil() * step;
+            }
+        }
+        ValueScale {
+            lo,
+            hi,
+            log,
+            bytes,
+            px0,
+            px1,
+        }
+    }
+
+    pub fn map(&self, v: f64) -> f64 {
+        let t = if self.log {
+            (v.max(f64::MIN_POSITIVE).log10() - self.lo.log10())
+                / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        let t = if t.is_nan() {
+            0.0
+        } else {
+            t.clamp(-0.02, 1.02)
+        };
+        self.px0 + t * (self.px1 - self.px0)
+    }
+
+    /// Whether `v` can be placed on this scale.
+    pub fn places(&self, v: f64) -> bool {
+        v.is_finite() && (!self.log || v > 0.0)
+    }
+
+    pub fn ticks(&self) -> Vec<f64> {
+        if self.bytes {
+            byte_ticks(self.lo, self.hi)
+        } else if self.log {
+            log_ticks(self.lo, self.hi)
+        } else {
+            linear_ticks(self.lo, self.hi, 5.0)
+        }
+    }
+
+    /// The label of tick `v` on this scale.
+    pub fn label(&self, v: f64) -> String {
+        if self.bytes {
+            byte_label(v)
+        } else {
+            tick_label(v, self.log)
+        }
+    }
+
+    /// Where bars start: 0 on a linear scale (or the nearer end), the low
+    /// end on a log scale.
+    pub fn baseline(&self) -> f64 {
+        if self.log {
+            self.lo
+        } else {
+            0f64.clamp(self.lo, self.hi)
+        }
+    }
+}
+
+/// A round step (1, 2 or 5 times a power of ten) giving about `target`
+/// intervals over `range`.
+pub fn nice_step(range: f64, target: f64) -> f64 {
+    let raw = (range / target).max(f64::MIN_POSITIVE);
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let f = if norm < 1.5 {
+        1.0
+    } else if norm < 3.0 {
+        2.0
+    } else if norm < 7.0 {
+        5.0
+    } else {
+        10.0
+    };
+    f * mag
+}
+
+/// Most ticks any axis draws. The tick functions never loop further than
+/// this, whatever values they are given: a hostile or broken file can make
+/// an axis span 600 decades, and the work must still follow the number of
+/// ticks drawn, not the values.
+const MAX_TICKS: usize = 24;
+
+pub fn linear_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {
+    let step = nice_step(hi - lo, target);
+    if !(step.is_finite() && step > 0.0 && lo.is_finite() && hi.is_finite()) {
+        return Vec::new();
+    }
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step + 1e-9).floor() as i64;
+    (first..=last)
+        .take(MAX_TICKS)
+        .map(|i| i as f64 * step)
+        .collect()
+}
+
+/// Integer exponents from `a` to `b`, every `every(span)`-th one counted
+/// from `a` (or from multiples of it when `aligned`), at most
+/// [`MAX_TICKS`] of them.
+fn exponents(a: f64, b: f64, aligned: bool, every: impl Fn(i32) -> i32) -> Vec<i32> {
+    // Exponents beyond ±1100 (even of two) mean a broken axis end.
+    let clamp = |x: f64| {
+        if x.is_nan() {
+            0
+        } else {
+            x.clamp(-1100.0, 1100.0) as i32
+        }
+    };
+    let (a, b) = (clamp(a), clamp(b));
+    if b < a {
+        return Vec::new();
+    }
+    let every = every(b - a).max((b - a) / MAX_TICKS as i32 + 1);
+    let base = if aligned { 0 } else { a };
+    (a..=b)
+        .filter(|k| (k - base).rem_euclid(every) == 0)
+        .take(MAX_TICKS)
+        .collect()
+}
+
+/// Powers of ten from `lo` to `hi` (both taken as powers of ten); when
+/// that is more than ten decades, every other one.
+pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let every = |span| if span > 10 { 2 } else { 1 };
+    exponents(lo.log10().round(), hi.log10().round(), false, every)
+        .into_iter()
+        .map(|k| 10f64.powi(k))
+        .collect()
+}
+
+/// Powers of two from `lo` to `hi`, spaced so that at most eight are drawn
+/// (every ×2, ×4, ×16 or ×1024).
+pub fn byte_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let every = |span| {
+        [1, 2, 4, 10]
+            .into_iter()
+            .find(|e| span / e < 8)
+            .unwrap_or(10)
+    };
+    exponents(lo.log2().ceil(), hi.log2().floor(), true, every)
+        .into_iter()
+        .map(|k| 2f64.powi(k))
+        .collect()
+}
+
+/// `4096` -> `4 KiB`, `1073741824` -> `1 GiB`.
+pub fn byte_label(v: f64) -> String {
+    let units = [
+        (1u64 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (size, unit) in units {
+        if v >= size as f64 {
+            return format!("{} {unit}", trimmed(v / size as f64, 2));
+        }
+    }
+    format!("{} B", trimmed(v, 0))
+}
+
+/// A tick label: thousands separators, SI suffixes from 10 000 up on log
+/// axes, and no more decimals than the step needs.
+pub fn tick_label(v: f64, log: bool) -> String {
+    if log && v.abs() >= 1e4 {
+        for (div, suffix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+            if v.abs() >= div {
+                return format!("{}{suffix}", trim_num(v / div));
+            }
+        }
+    }
+    group(&trim_num(v))
+}
+
+fn trim_num(v: f64) -> String {
+    // Tick values are multiples of round steps; six decimals hide float noise.
+    trimmed(v, 6)
+}
+
+fn group(s: &str) -> String {
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
+    let (int, frac) = rest
+        .split_once('.')
+        .map_or((rest, None), |(i, f)| (i, Some(f)));
+    let mut out = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{out}.{f}"),
+        None => format!("{sign}{out}"),
+    }
+}

@@ -1,0 +1,95 @@
+//! Text in a chart: escaping, value labels for marks, and the estimated
+//! widths that lay labels out (the same natively and in wasm).
+
+use std::fmt::Write;
+
+use crate::spec::Point;
+
+/// Escapes text for SVG/HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The exact value as written in `data-value`, labels and the table: the
+/// shortest decimal that reads back as the same `f64`.
+pub fn exact(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A value with its unit: `251.5 ns per page`.
+pub fn with_unit(v: f64, unit: &str) -> String {
+    if unit.is_empty() {
+        exact(v)
+    } else {
+        format!("{} {unit}", exact(v))
+    }
+}
+
+/// What a mark says to hover, focus and screen readers.
+pub fn mark_label(where_: &str, series: &str, p: &Point, unit: &str) -> Option<String> {
+    mark_label_named(where_, series, p, unit, ("min", "max"))
+}
+
+/// [`mark_label`] with the whisker ends named (e.g. `p50`, `p99`).
+pub fn mark_label_named(
+    where_: &str,
+    series: &str,
+    p: &Point,
+    unit: &str,
+    (low, high): (&str, &str),
+) -> Option<String> {
+    let v = p.value?;
+    let mut s = format!("{where_}, {series}: {}", with_unit(v, unit));
+    let mut extra = Vec::new();
+    if let (Some(lo), Some(hi)) = (p.min, p.max) {
+        extra.push(format!("{low} {}, {high} {}", exact(lo), exact(hi)));
+    }
+    if let Some(n) = &p.note {
+        extra.push(n.clone());
+    }
+    if !extra.is_empty() {
+        let _ = write!(s, " ({})", extra.join(", "));
+    }
+    Some(s)
+}
+
+pub(super) fn text_width(s: &str, size: f64) -> f64 {
+    s.chars().count() as f64 * size * 0.6
+}
+
+pub(super) fn truncate(s: &str, width: f64, size: f64) -> String {
+    if text_width(s, size) <= width {
+        return s.to_string();
+    }
+    let keep = ((width / (size * 0.6)) as usize).saturating_sub(1);
+    let mut t: String = s.chars().take(keep).collect();
+    t.push('…');
+    t
+}
+
+pub(super) fn n(v: f64) -> String {
+    // Two decimals are plenty for pixels.
+    trimmed(v, 2)
+}
+
+/// `v` to `decimals` places without trailing zeros, and never `-0`.
+pub(super) fn trimmed(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
