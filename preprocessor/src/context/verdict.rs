@@ -450,6 +450,9 @@ fn staircase(stair: &mut Value, floor: Option<f64>) {
             .zip(spread_at(bytes, "huge"))
             .map(|(s, h)| order(s, h, floor));
         insert(point, "small_vs_huge", json!(v));
+        for regime in ["small", "huge"] {
+            spread_keys(point, regime, spread_at(bytes, regime));
+        }
     }
     let max_x = number(stair, &["max_bytes"]).unwrap_or(0.0);
     let l2 = number(stair, &["cpuid", "l2_4k", "reach_bytes"]).map(|r| reach_step(r, max_x, &list));
@@ -501,18 +504,32 @@ fn geometry(view: &Value) -> Map<String, Value> {
     m
 }
 
+/// `REGIME_ns_min`, `REGIME_ns_max` on a point picked out under `at`, so a
+/// chapter can print the spread beside the median it compares.
+fn spread_keys(point: &mut Value, regime: &str, m: Option<Measured>) {
+    insert(point, &format!("{regime}_ns_min"), json!(m.map(|m| m.min)));
+    insert(point, &format!("{regime}_ns_max"), json!(m.map(|m| m.max)));
+}
+
 /// `tlb.verdict`: did each curve rise from the last point within the L2 TLB
 /// to the largest count, and what that says.
 fn tlb_reach(tlb: &mut Value, floor: Option<f64>) {
     let points = at(tlb, &["points"]).and_then(Value::as_array).cloned();
-    let point = |key: &str| {
-        let pages = number(tlb, &["at", key, "pages"])?;
-        points
-            .as_ref()?
-            .iter()
-            .find(|p| p.get("pages").and_then(Value::as_f64) == Some(pages))
-            .cloned()
-    };
+    // The point each `tlb.at` entry names, by its page count.
+    let picked: Vec<(&str, Option<Value>)> = ["few", "l1", "l2", "beyond"]
+        .into_iter()
+        .map(|key| {
+            let found = number(tlb, &["at", key, "pages"]).and_then(|pages| {
+                points
+                    .as_ref()?
+                    .iter()
+                    .find(|p| p.get("pages").and_then(Value::as_f64) == Some(pages))
+                    .cloned()
+            });
+            (key, found)
+        })
+        .collect();
+    let point = |key: &str| picked.iter().find(|(k, _)| *k == key)?.1.clone();
     let rose = |regime: &str| {
         let key = format!("{regime}_ns");
         let (from, to) = (point("l2")?, point("beyond")?);
@@ -532,6 +549,19 @@ fn tlb_reach(tlb: &mut Value, floor: Option<f64>) {
     verdict.insert("beyond_huge".into(), json!(huge));
     verdict.insert("rise".into(), json!(cause));
     insert(tlb, "verdict", Value::Object(verdict));
+    for (key, found) in &picked {
+        let Some(target) = tlb.get_mut("at").and_then(|a| a.get_mut(*key)) else {
+            continue;
+        };
+        if target.is_object() {
+            for regime in ["small", "huge"] {
+                let m = found
+                    .as_ref()
+                    .and_then(|p| Measured::read(p, &format!("{regime}_ns")));
+                spread_keys(target, regime, m);
+            }
+        }
+    }
 }
 
 /// `tail.verdict`: as written against the pre-faulted headline, each
