@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
-use pagewalk_model::comparison::{compare_runs, Outcome, Row, RunComparison};
+use pagewalk_model::comparison::{compare_named, Outcome, Row, RunComparison};
+use pagewalk_model::RunFile;
 
 use crate::cli::CompareFormat;
 
@@ -23,7 +24,25 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
             }
         }
     }
-    let c = compare_runs(&runs);
+    // Run ids name the runs, unless two are the same run (a copy): then
+    // the files do.
+    let ids: Vec<String> = runs.iter().map(|r| r.label()).collect();
+    let unique = ids
+        .iter()
+        .all(|id| ids.iter().filter(|x| *x == id).count() == 1);
+    let named: Vec<(String, &RunFile)> = runs
+        .iter()
+        .zip(files)
+        .map(|(run, file)| {
+            let label = if unique {
+                run.label()
+            } else {
+                file.display().to_string()
+            };
+            (label, run)
+        })
+        .collect();
+    let c = compare_named(&named);
     let text = match format {
         CompareFormat::Text => text(&c),
         CompareFormat::Markdown => markdown(&c),

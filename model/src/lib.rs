@@ -57,4 +57,6 @@ pub use translation::*;
 ///   Version 1 files still read: they only hold first-touch.
 /// - 3: an experiment cut short by a signal has status `interrupted` (with
 ///   what it completed); older readers would refuse that status.
+///   Also the `inspect` kind (`collector inspect PID`), which older readers
+///   would refuse as an unknown variant.
 pub const SCHEMA_VERSION: u32 = 3;

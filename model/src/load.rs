@@ -180,6 +180,11 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         if let Some(name) = translation {
             expect_name(e, name).map_err(|m| (at("name"), m))?;
         }
+        if let Some(Results::Inspect(r)) = &e.results {
+            expect_name(e, crate::inspect::EXPERIMENT).map_err(|m| (at("name"), m))?;
+            r.check()
+                .map_err(|(f, m)| (at(&format!("results.inspect.{f}")), m))?;
+        }
     }
     Ok(())
 }

@@ -84,20 +84,28 @@ pub fn noise_floor(run: &RunFile) -> Option<f64> {
         .map(|c| c.verdict.difference)
 }
 
-/// Compares every run after the first with the first.
+/// Compares every run after the first with the first, each named by its
+/// label (run id or reference name).
 pub fn compare_runs(runs: &[RunFile]) -> RunComparison {
-    let refs: Vec<&RunFile> = runs.iter().collect();
+    let named: Vec<(String, &RunFile)> = runs.iter().map(|r| (r.label(), r)).collect();
+    compare_named(&named)
+}
+
+/// [`compare_runs`] with the caller's names (a file name where two runs
+/// carry the same id).
+pub fn compare_named(runs: &[(String, &RunFile)]) -> RunComparison {
+    let refs: Vec<&RunFile> = runs.iter().map(|(_, r)| *r).collect();
     let mut rows = Vec::new();
-    if let Some((base, others)) = runs.split_first() {
+    if let Some(((_, base), others)) = runs.split_first() {
         let base_figures = figures(base);
-        for other in others {
+        for (label, other) in others {
             let other_figures = figures(other);
             let floors = [noise_floor(base), noise_floor(other)];
             for a in &base_figures {
                 let b = other_figures
                     .iter()
                     .find(|b| b.experiment == a.experiment && b.name == a.name);
-                rows.push(row(a, b, floors, &other.label()));
+                rows.push(row(a, b, floors, label));
             }
             // Figures only the other run has: said, not silently dropped.
             for b in other_figures.iter().filter(|b| {
@@ -105,12 +113,12 @@ pub fn compare_runs(runs: &[RunFile]) -> RunComparison {
                     .iter()
                     .any(|a| a.experiment == b.experiment && a.name == b.name)
             }) {
-                rows.push(not_compared(b, &other.label(), "not in the baseline run"));
+                rows.push(not_compared(b, label, "not in the baseline run"));
             }
         }
     }
     RunComparison {
-        runs: runs.iter().map(RunFile::label).collect(),
+        runs: runs.iter().map(|(label, _)| label.clone()).collect(),
         setup: differences(&refs),
         rows,
     }
