@@ -109,17 +109,10 @@ pub fn allow_now(requested: u64) -> Result<Result<Allowance, String>, String> {
     ))
 }
 
-/// Binary units, trimmed: `1 GiB`, `64 MiB`, `1.5 GiB`.
+/// Binary units, trimmed: `1 GiB`, `64 MiB`, `1.5 GiB` (the model's
+/// [`pagewalk_model::units::bytes`], as everywhere else).
 pub fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    let text = format!("{value:.1}");
-    format!("{} {}", text.trim_end_matches(".0"), UNITS[unit])
+    pagewalk_model::units::bytes(bytes as f64)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub use render::{
 };
 pub use spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Scale, Series, Whiskers};
 pub use spec::{Marker, MarkerKind};
-pub use table::table_html;
+pub use table::{table_csv, table_html};
 
 /// Width of the static SVG the build puts in the page (it scales down with
 /// the page through its `viewBox`).

@@ -1,12 +1,25 @@
-//! The chart's data as an accessible table: for screen readers, print, and
-//! anyone who wants the exact numbers.
+//! The chart's data as an accessible table for screen readers, print and
+//! anyone reading the numbers: values in human units with about three
+//! significant digits. The exact values are in each cell's `data-value`
+//! and in [`table_csv`] (the page's "Copy as CSV").
 
 use std::fmt::Write;
 
-use crate::render::{esc, exact, tick_label};
-use crate::spec::{ChartKind, ChartSpec, Point};
+use pagewalk_model::units;
 
-fn cell(p: Option<&Point>) -> String {
+use crate::render::{esc, exact};
+use crate::spec::{ChartKind, ChartSpec, Point, Series};
+
+/// A value in a cell: the unit's quantity only (`1.52 µs`, `4 MiB`,
+/// `99.5%`), since the caption names the whole unit (`ns per page`).
+fn human(v: f64, unit: &str) -> String {
+    match unit.split(' ').next().unwrap_or("") {
+        head @ ("ns" | "bytes" | "B" | "KiB" | "MiB" | "GiB" | "%") => units::value(v, head),
+        _ => units::count(v),
+    }
+}
+
+fn cell(p: Option<&Point>, unit: &str) -> String {
     match p {
         Some(Point {
             value: Some(v),
@@ -14,26 +27,27 @@ fn cell(p: Option<&Point>) -> String {
             max,
             ..
         }) => {
-            let mut s = exact(*v);
+            let mut s = format!("<td data-value=\"{}\">{}", exact(*v), esc(&human(*v, unit)));
             if let (Some(lo), Some(hi)) = (min, max) {
                 let _ = write!(
                     s,
                     " <span class=\"pw-range\">({} – {})</span>",
-                    exact(*lo),
-                    exact(*hi)
+                    esc(&human(*lo, unit)),
+                    esc(&human(*hi, unit))
                 );
             }
+            s.push_str("</td>");
             s
         }
         Some(Point {
             value: None, note, ..
         }) => format!(
-            "<span class=\"pw-gap\">n/a{}</span>",
+            "<td><span class=\"pw-gap\">n/a{}</span></td>",
             note.as_deref()
                 .map(|n| format!(" ({})", esc(n)))
                 .unwrap_or_default()
         ),
-        None => "<span class=\"pw-gap\">n/a</span>".to_string(),
+        None => "<td><span class=\"pw-gap\">n/a</span></td>".to_string(),
     }
 }
 
@@ -79,33 +93,24 @@ pub fn table_html(spec: &ChartSpec) -> String {
             for c in &spec.categories {
                 let _ = write!(t, "<tr><th scope=\"row\">{}</th>", esc(&c.label));
                 for s in &spec.series {
-                    let _ = write!(t, "<td>{}</td>", cell(s.at(&c.key)));
+                    t.push_str(&cell(s.at(&c.key), &spec.y.unit));
                 }
                 t.push_str("</tr>");
             }
         }
         ChartKind::Lines => {
-            let mut xs: Vec<f64> = spec
-                .series
-                .iter()
-                .flat_map(|s| &s.points)
-                .filter_map(|p| p.x)
-                .collect();
-            xs.sort_by(|a, b| a.total_cmp(b));
-            xs.dedup();
-            for x in xs {
+            for x in xs(spec) {
                 let _ = write!(
                     t,
-                    "<tr><th scope=\"row\"><span title=\"{}\">{}</span></th>",
+                    "<tr><th scope=\"row\" data-value=\"{}\">{}</th>",
                     exact(x),
-                    esc(&tick_label(x, false))
+                    esc(&human(x, &spec.x.unit))
                 );
                 for s in &spec.series {
-                    let _ = write!(
-                        t,
-                        "<td>{}</td>",
-                        cell(s.points.iter().find(|p| p.x == Some(x)))
-                    );
+                    t.push_str(&cell(
+                        s.points.iter().find(|p| p.x == Some(x)),
+                        &spec.y.unit,
+                    ));
                 }
                 t.push_str("</tr>");
             }
@@ -116,4 +121,80 @@ pub fn table_html(spec: &ChartSpec) -> String {
         let _ = write!(t, "<p class=\"pw-chart-note\">{}</p>", esc(note));
     }
     t
+}
+
+/// The chart's exact values as CSV (RFC 4180 quoting): a header row, then
+/// one row per category or x value; a series with whiskers gets two more
+/// columns for their ends. Gaps are empty fields.
+pub fn table_csv(spec: &ChartSpec) -> String {
+    fn field(s: &str) -> String {
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    }
+    let spread = |s: &Series| s.points.iter().any(|p| p.min.is_some() && p.max.is_some());
+    let (low, high) = spec.y.whisker_names();
+    let first = match spec.kind {
+        ChartKind::Lines if !spec.x.unit.is_empty() => {
+            format!("{} ({})", spec.x.label, spec.x.unit)
+        }
+        _ => spec.x.label.clone(),
+    };
+    let mut header = vec![field(&first)];
+    for s in &spec.series {
+        let name = if spec.y.unit.is_empty() {
+            s.name.clone()
+        } else {
+            format!("{} ({})", s.name, spec.y.unit)
+        };
+        header.push(field(&name));
+        if spread(s) {
+            header.push(field(&format!("{} {low}", s.name)));
+            header.push(field(&format!("{} {high}", s.name)));
+        }
+    }
+    let mut out = header.join(",");
+    out.push_str("\r\n");
+    let num = |v: Option<f64>| v.map(exact).unwrap_or_default();
+    let mut row = |first: String, at: &dyn Fn(&Series) -> Option<&Point>| {
+        let mut cells = vec![field(&first)];
+        for s in &spec.series {
+            let p = at(s);
+            cells.push(num(p.and_then(|p| p.value)));
+            if spread(s) {
+                cells.push(num(p.and_then(|p| p.min)));
+                cells.push(num(p.and_then(|p| p.max)));
+            }
+        }
+        out.push_str(&cells.join(","));
+        out.push_str("\r\n");
+    };
+    match spec.kind {
+        ChartKind::Bars => {
+            for c in &spec.categories {
+                row(c.label.clone(), &|s| s.at(&c.key));
+            }
+        }
+        ChartKind::Lines => {
+            for x in xs(spec) {
+                row(exact(x), &|s| s.points.iter().find(|p| p.x == Some(x)));
+            }
+        }
+    }
+    out
+}
+
+/// Every x value of a lines chart, once, in order.
+fn xs(spec: &ChartSpec) -> Vec<f64> {
+    let mut xs: Vec<f64> = spec
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter_map(|p| p.x)
+        .collect();
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs.dedup();
+    xs
 }

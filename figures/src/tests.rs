@@ -211,7 +211,7 @@ fn svg_has_one_mark_per_present_value_with_exact_value() {
     assert_eq!(svg.matches("tabindex=\"0\"").count(), present);
     assert!(svg.contains(
         "data-series=\"this run\" data-category=\"nohugepage\" data-value=\"250.5\" data-role=\"run\" tabindex=\"0\" \
-         aria-label=\"MADV_NOHUGEPAGE, this run: 250.5 ns per page (min 200.25, max 300, median of 3 repetitions)\""
+         aria-label=\"MADV_NOHUGEPAGE, this run: 250 ns per page (min 200 ns per page, max 300 ns per page, median of 3 repetitions)\""
     ));
     assert!(svg.contains(
         "data-series=\"the reference laptop\" data-category=\"calloc\" data-value=\"90\""
@@ -241,12 +241,12 @@ fn table_has_every_value_caption_and_scopes() {
         t.starts_with("<table class=\"pw-table\"><caption>First touch: nanoseconds per 4 KiB page")
     );
     assert!(t.contains("<th scope=\"col\">the reference laptop</th>"));
-    assert!(t.contains("<th scope=\"row\">MADV_NOHUGEPAGE</th><td>250.5 <span class=\"pw-range\">(200.25 – 300)</span></td><td>180</td>"));
+    assert!(t.contains("<th scope=\"row\">MADV_NOHUGEPAGE</th><td data-value=\"250.5\">250 ns <span class=\"pw-range\">(200 ns – 300 ns)</span></td><td data-value=\"180\">180 ns</td>"), "{t}");
     assert!(
         t.contains("<th scope=\"row\">vec![0u8; n]</th>")
             || !spec.categories.iter().any(|c| c.key == "vec-macro")
     );
-    assert!(t.contains("<td>90</td>"));
+    assert!(t.contains("<td data-value=\"90\">90 ns</td>"));
     assert_eq!(
         t.matches("<th scope=\"row\">").count(),
         spec.categories.len()
@@ -344,7 +344,7 @@ fn log_log_lines_render_marks_and_break_at_gaps() {
     assert_eq!(d, 1);
     assert!(svg.contains("L") && svg.matches("stroke-width=\"2\"").count() == 1);
     let table = table_html(&spec);
-    assert!(table.contains("<span title=\"65536\">65,536</span>"));
+    assert!(table.contains("<th scope=\"row\" data-value=\"65536\">64 KiB</th>"), "{table}");
 }
 
 #[test]
@@ -428,4 +428,22 @@ fn extreme_values_render_in_bounded_work() {
             assert!(!svg.contains("NaN") && !svg.contains("inf"), "{name}");
         }
     }
+}
+
+#[test]
+fn csv_keeps_the_exact_values_and_whisker_ends() {
+    let (r, refr) = (run(), reference());
+    let spec = first_touch_ns_per_page(&r, Some(&refr));
+    let csv = table_csv(&spec);
+    let rows: Vec<&str> = csv.split("\r\n").collect();
+    assert_eq!(
+        rows[0],
+        "allocation mode,this run (ns per page),this run min,this run max,the reference laptop (ns per page)"
+    );
+    assert_eq!(rows[1], "MADV_NOHUGEPAGE,250.5,200.25,300,180");
+    assert_eq!(rows[3], "MAP_POPULATE,,,,");
+    // A label with a comma is quoted.
+    let mut odd = spec.clone();
+    odd.categories[0].label = "a, \"b\"".into();
+    assert!(table_csv(&odd).contains("\r\n\"a, \"\"b\"\"\",250.5,"));
 }

@@ -112,20 +112,10 @@ pub fn timer_resolution(
 /// must not hang it).
 pub const MAX_READINGS: u64 = 20_000_000;
 
-/// `bytes` as `16 KiB`, `1.5 MiB`, `2 GiB`.
+/// `bytes` as `16 KiB`, `1.5 MiB`, `2 GiB` (the model's
+/// [`pagewalk_model::units::bytes`]).
 pub fn size_label(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < UNITS.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{v} {}", UNITS[i])
-    } else {
-        format!("{v:.1} {}", UNITS[i])
-    }
+    pagewalk_model::units::bytes(bytes as f64)
 }
 
 pub const KIB: u64 = 1024;

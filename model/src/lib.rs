@@ -26,6 +26,7 @@ pub mod syscall;
 pub mod tail;
 pub mod time;
 pub mod translation;
+pub mod units;
 
 pub use first_touch::*;
 pub use load::{parse_run, parse_run_bytes, read_run, ModelError};

@@ -254,13 +254,7 @@ pub fn format_num(x: f64, decimals: usize) -> String {
     let (int, frac) = s
         .split_once('.')
         .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
-    let mut grouped = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
+    let grouped = pagewalk_model::units::group_thousands(int);
     let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') {
         "-"
     } else {
@@ -272,18 +266,17 @@ pub fn format_num(x: f64, decimals: usize) -> String {
     }
 }
 
-/// A duration in nanoseconds with a unit a reader would pick.
+/// A duration in nanoseconds in the unit the model's formatter picks
+/// (`pagewalk_model::units::duration_unit`); the prose keeps its own
+/// decimals per unit so the book's numbers read as they always have.
 pub fn format_dur(ns: f64) -> String {
-    let a = ns.abs();
-    if a < 1e3 {
-        format!("{} ns", format_num(ns, 0))
-    } else if a < 1e6 {
-        format!("{:.2} µs", ns / 1e3)
-    } else if a < 1e9 {
-        format!("{:.1} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
+    let (v, unit) = pagewalk_model::units::duration_unit(ns);
+    let decimals = match unit {
+        "ns" => 0,
+        "ms" => 1,
+        _ => 2,
+    };
+    format!("{} {unit}", format_num(v, decimals))
 }
 
 /// `5.84` -> `5.8×`, `69.6` -> `70×`, `0.91` -> `0.91×`.

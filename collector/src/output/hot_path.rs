@@ -38,20 +38,7 @@ pub fn render(out: &mut String, name: &str, took: &str, r: &Results) {
 
 /// `440 ns`, `2.32 µs`, `1.51 ms`.
 pub fn ns(v: f64) -> String {
-    let (value, unit) = if v >= 1e6 {
-        (v / 1e6, "ms")
-    } else if v >= 1e3 {
-        (v / 1e3, "µs")
-    } else {
-        (v, "ns")
-    };
-    if value >= 100.0 {
-        format!("{value:.0} {unit}")
-    } else if value >= 10.0 {
-        format!("{value:.1} {unit}")
-    } else {
-        format!("{value:.2} {unit}")
-    }
+    pagewalk_model::units::duration_ns(v)
 }
 
 fn opt_ns(v: Option<f64>) -> String {

@@ -355,19 +355,7 @@ fn size_key(bytes: u64) -> String {
 
 /// Binary units, trimmed: `4 KiB`, `1.25 MiB`, `1 GiB`.
 pub fn size_label(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    let text = format!("{v:.2}");
-    format!(
-        "{} {}",
-        text.trim_end_matches('0').trim_end_matches('.'),
-        UNITS[unit]
-    )
+    pagewalk_model::units::bytes(bytes as f64)
 }
 
 #[cfg(test)]
@@ -464,6 +452,7 @@ mod tests {
             repetitions: 2,
             seed: 1,
             data_limit_bytes: 512 << 10,
+            size_note: None,
             curves: vec![
                 Curve {
                     regime: Regime::Small,
@@ -654,7 +643,7 @@ mod tests {
         let svg = render_svg(&spec, &Palette::light(), 720, 0);
         // Cache, TLB and step markers all fall inside 64 KiB..4 MiB.
         assert_eq!(svg.matches("class=\"pw-marker ").count(), 3, "{svg}");
-        assert!(svg.contains("aria-label=\"tlb marker: L1 dTLB 64 × 4 KiB at 262144 bytes\""));
+        assert!(svg.contains("aria-label=\"tlb marker: L1 dTLB 64 × 4 KiB at 256 KiB\""));
         assert!(svg.contains("class=\"pw-marker pw-marker-step\""));
         // Outside the plotted range: not drawn.
         let mut far = spec.clone();

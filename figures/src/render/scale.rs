@@ -1,5 +1,7 @@
 //! Value to pixel along an axis, the ticks drawn on it and their labels.
 
+use pagewalk_model::units::{self, group_thousands};
+
 use super::text::trimmed;
 use crate::spec::{Axis, Scale};
 
@@ -232,18 +234,7 @@ pub fn byte_ticks(lo: f64, hi: f64) -> Vec<f64> {
 
 /// `4096` -> `4 KiB`, `1073741824` -> `1 GiB`.
 pub fn byte_label(v: f64) -> String {
-    let units = [
-        (1u64 << 40, "TiB"),
-        (1 << 30, "GiB"),
-        (1 << 20, "MiB"),
-        (1 << 10, "KiB"),
-    ];
-    for (size, unit) in units {
-        if v >= size as f64 {
-            return format!("{} {unit}", trimmed(v / size as f64, 2));
-        }
-    }
-    format!("{} B", trimmed(v, 0))
+    units::bytes(v)
 }
 
 /// A tick label: thousands separators, SI suffixes from 10 000 up on log
@@ -256,28 +247,10 @@ pub fn tick_label(v: f64, log: bool) -> String {
             }
         }
     }
-    group(&trim_num(v))
+    group_thousands(&trim_num(v))
 }
 
 fn trim_num(v: f64) -> String {
     // Tick values are multiples of round steps; six decimals hide float noise.
     trimmed(v, 6)
-}
-
-fn group(s: &str) -> String {
-    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
-    let (int, frac) = rest
-        .split_once('.')
-        .map_or((rest, None), |(i, f)| (i, Some(f)));
-    let mut out = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{out}.{f}"),
-        None => format!("{sign}{out}"),
-    }
 }

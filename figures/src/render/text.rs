@@ -21,19 +21,17 @@ pub fn esc(s: &str) -> String {
     out
 }
 
-/// The exact value as written in `data-value`, labels and the table: the
-/// shortest decimal that reads back as the same `f64`.
+/// The exact value as written in `data-value` and the data table's CSV:
+/// the shortest decimal that reads back as the same `f64`.
 pub fn exact(v: f64) -> String {
     format!("{v}")
 }
 
-/// A value with its unit: `251.5 ns per page`.
+/// A value as a person reads it, in its axis' unit with about three
+/// significant digits: `252 ns per page`, `1.52 µs`, `4 MiB`
+/// ([`pagewalk_model::units::value`]).
 pub fn with_unit(v: f64, unit: &str) -> String {
-    if unit.is_empty() {
-        exact(v)
-    } else {
-        format!("{} {unit}", exact(v))
-    }
+    pagewalk_model::units::value(v, unit)
 }
 
 /// What a mark says to hover, focus and screen readers.
@@ -53,7 +51,11 @@ pub fn mark_label_named(
     let mut s = format!("{where_}, {series}: {}", with_unit(v, unit));
     let mut extra = Vec::new();
     if let (Some(lo), Some(hi)) = (p.min, p.max) {
-        extra.push(format!("{low} {}, {high} {}", exact(lo), exact(hi)));
+        extra.push(format!(
+            "{low} {}, {high} {}",
+            with_unit(lo, unit),
+            with_unit(hi, unit)
+        ));
     }
     if let Some(n) = &p.note {
         extra.push(n.clone());
