@@ -139,6 +139,11 @@ fn one_size(s: &ThpSize) -> Value {
         })),
     );
     m.insert("collapse_ok".into(), json!(c.map(|c| c.ok)));
+    // The error name alone, for prose; `collapse` keeps the whole message.
+    m.insert(
+        "collapse_errno".into(),
+        json!(c.filter(|c| !c.ok).and_then(|c| c.errno.as_deref())),
+    );
     let notes: Vec<String> = [&s.small, &s.huge]
         .into_iter()
         .flatten()

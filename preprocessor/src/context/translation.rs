@@ -3,8 +3,8 @@
 //! counters and checks. Every key is always present, null when absent.
 
 use pagewalk_model::{
-    Agreement, ChasePoint, CounterStatus, Curve, ExperimentRecord, Geometry, Regime, RunFile, Step,
-    StepKind,
+    Agreement, ChasePoint, CounterState, CounterStatus, Curve, ExperimentRecord, Geometry, Regime,
+    RunFile, Step, StepKind,
 };
 use serde_json::{json, Map, Value};
 
@@ -228,9 +228,54 @@ pub fn counters(c: Option<&CounterStatus>) -> Value {
     json!({
         "dtlb": c.map(|c| c.dtlb_load_misses.available),
         "dtlb_detail": c.map(|c| &c.dtlb_load_misses.detail),
+        "dtlb_why": c.and_then(|c| why_not(&c.dtlb_load_misses)),
         "faults": c.map(|c| c.page_faults.available),
         "faults_detail": c.map(|c| &c.page_faults.detail),
+        "faults_why": c.and_then(|c| why_not(&c.page_faults)),
     })
+}
+
+/// Why a counter could not be opened, in words for running prose (the raw
+/// error stays in `*_detail`); `None` when it was opened.
+fn why_not(c: &CounterState) -> Option<&'static str> {
+    let said = |words: &[&str]| words.iter().any(|w| c.detail.contains(w));
+    (!c.available).then(|| {
+        if said(&["ENOENT", "No such file"]) {
+            "the kernel knows no such event on this CPU, as happens in a virtual machine without a virtual PMU"
+        } else if said(&["EACCES", "EPERM", "denied", "not permitted"]) {
+            "the kernel refused the request: the perf_event_paranoid setting or a security policy forbids it"
+        } else if said(&["ENOSYS"]) {
+            "perf_event_open itself is unavailable, as under some container and seccomp policies"
+        } else if said(&["EOPNOTSUPP", "not supported"]) {
+            "the kernel does not support this event here"
+        } else {
+            "the kernel returned an error (the run file has it)"
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(available: bool, detail: &str) -> CounterState {
+        CounterState {
+            available,
+            detail: detail.into(),
+        }
+    }
+
+    #[test]
+    fn why_a_counter_did_not_open() {
+        let vm = "perf_event_open(dTLB read misses) failed: ENOENT (No such file or directory (os error 2))";
+        assert!(why_not(&state(false, vm)).unwrap().contains("virtual PMU"));
+        let paranoid = "failed: EACCES (Permission denied (os error 13))";
+        assert!(why_not(&state(false, paranoid))
+            .unwrap()
+            .contains("perf_event_paranoid"));
+        assert!(why_not(&state(false, "EBUSY")).unwrap().contains("error"));
+        assert_eq!(why_not(&state(true, "opened, user space only")), None);
+    }
 }
 
 /// Whether the run was measured in a virtual machine.
