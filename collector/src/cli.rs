@@ -32,8 +32,8 @@ const INSPECT_NOTES: &str = "\
 Reads /proc only: no ptrace, no signal, nothing in the process or the
 system changes. For each row of the book's symptom table it says present,
 absent or cannot tell (with the reason), with the counters behind it, and
-writes a run file holding the timeline. Exit status 0 when the file was
-written, 1 on an error (no such process, not permitted, --for 0).
+writes a run file holding the timeline into data/inspections/. Exit status
+0 when the file was written, 1 on an error (no such process, --for 0).
 
 Examples:
   collector inspect $(pidof myserver)
@@ -118,8 +118,10 @@ pub struct InspectArgs {
     /// Time between samples.
     #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
     pub interval: std::time::Duration,
-    /// Directory for the run file.
-    #[arg(long, value_name = "DIR", default_value = "data/runs")]
+    /// Directory for the run file. Not data/runs/: the book takes the newest
+    /// file there as the reader's run, and an inspection holds no experiment
+    /// a chapter shows.
+    #[arg(long, value_name = "DIR", default_value = "data/inspections")]
     pub out: PathBuf,
 }
 
