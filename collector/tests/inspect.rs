@@ -129,16 +129,19 @@ mod children {
                     }
                 }
             }
-            // Spins on CPU 0; two of these share it.
+            // Spins on the first CPU it may use; two of these share it.
             "busy" => {
-                // SAFETY: a zeroed cpu_set_t with CPU 0 set, for this thread.
+                // SAFETY: cpu_set_t is plain data; both calls get its real size.
                 unsafe {
+                    let size = size_of::<libc::cpu_set_t>();
+                    let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+                    assert_eq!(libc::sched_getaffinity(0, size, &mut allowed), 0);
+                    let first = (0..libc::CPU_SETSIZE as usize)
+                        .find(|&c| libc::CPU_ISSET(c, &allowed))
+                        .unwrap();
                     let mut set: libc::cpu_set_t = std::mem::zeroed();
-                    libc::CPU_SET(0, &mut set);
-                    assert_eq!(
-                        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set),
-                        0
-                    );
+                    libc::CPU_SET(first, &mut set);
+                    assert_eq!(libc::sched_setaffinity(0, size, &set), 0);
                 }
                 ready();
                 let mut x = 1u64;
@@ -213,8 +216,16 @@ fn collector(args: &[&str]) -> Output {
 /// `collector inspect PID --for 2s` into a fresh folder; the file read
 /// back through the model.
 fn inspect(pid: u32) -> InspectResults {
+    inspect_as(pid, None)
+}
+
+/// [`inspect`], run as user `uid` when given (the test must be root).
+fn inspect_as(pid: u32, uid: Option<u32>) -> InspectResults {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
     let dir = tempfile::tempdir().unwrap();
-    let out = collector(&[
+    let mut command = Command::new(env!("CARGO_BIN_EXE_collector"));
+    command.args([
         "inspect",
         &pid.to_string(),
         "--for",
@@ -224,6 +235,11 @@ fn inspect(pid: u32) -> InspectResults {
         "--out",
         dir.path().to_str().unwrap(),
     ]);
+    if let Some(uid) = uid {
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        command.uid(uid).gid(uid);
+    }
+    let out = command.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -294,6 +310,10 @@ fn a_dropped_page_cache_shows_major_faults() {
     // A real disk file (the target folder), not tmpfs: tmpfs pages cannot
     // be dropped, so they would never fault from storage.
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    if on_tmpfs(dir.path()) {
+        eprintln!("skipped: the target folder is on tmpfs; its pages never come from storage");
+        return;
+    }
     let path = dir.path().join("cold.bin");
     std::fs::write(&path, vec![7u8; 4 << 20]).unwrap();
     std::fs::File::open(&path).unwrap().sync_all().unwrap();
@@ -305,6 +325,43 @@ fn a_dropped_page_cache_shows_major_faults() {
     assert_eq!(presence(&r, Symptom::RareStall), Presence::Present);
     let major = evidence(&r, Symptom::RareStall, "major faults");
     assert!(major.is_some_and(|n| n >= 1.0), "{major:?}");
+}
+
+fn on_tmpfs(path: &Path) -> bool {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path and a zeroed statfs to fill.
+    unsafe {
+        let mut fs: libc::statfs = std::mem::zeroed();
+        libc::statfs(c.as_ptr(), &mut fs) == 0 && fs.f_type == libc::TMPFS_MAGIC
+    }
+}
+
+#[test]
+fn another_users_process_is_judged_where_proc_allows() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    // As root: watch our own child as `nobody`. Otherwise: watch PID 1,
+    // which belongs to root.
+    let child = root.then(|| spawn("quiet", &[]));
+    let r = match &child {
+        Some(c) => inspect_as(c.0.id(), Some(65534)),
+        None => inspect_as(1, None),
+    };
+    // smaps needs ptrace-read permission: refused, and said.
+    assert!(
+        r.unreadable.contains_key("smaps_rollup"),
+        "{:?}",
+        r.unreadable
+    );
+    assert_eq!(presence(&r, Symptom::HugePagesDenied), Presence::CannotTell);
+    let v = r.verdict(Symptom::HugePagesDenied).unwrap();
+    assert!(v.reason.contains("smaps"), "{}", v.reason);
+    // What anyone may read (stat, schedstat) is still judged.
+    assert_ne!(
+        presence(&r, Symptom::FirstTouchFaults),
+        Presence::CannotTell
+    );
+    assert_ne!(presence(&r, Symptom::Preemption), Presence::CannotTell);
 }
 
 #[test]
