@@ -241,7 +241,7 @@ fn why_not(c: &CounterState) -> Option<&'static str> {
     let said = |words: &[&str]| words.iter().any(|w| c.detail.contains(w));
     (!c.available).then(|| {
         if said(&["ENOENT", "No such file"]) {
-            "the kernel knows no such event on this CPU, as happens in a virtual machine without a virtual PMU"
+            "the kernel offers no such event on this CPU"
         } else if said(&["EACCES", "EPERM", "denied", "not permitted"]) {
             "the kernel refused the request: the perf_event_paranoid setting or a security policy forbids it"
         } else if said(&["ENOSYS"]) {
@@ -268,7 +268,9 @@ mod tests {
     #[test]
     fn why_a_counter_did_not_open() {
         let vm = "perf_event_open(dTLB read misses) failed: ENOENT (No such file or directory (os error 2))";
-        assert!(why_not(&state(false, vm)).unwrap().contains("virtual PMU"));
+        assert!(why_not(&state(false, vm))
+            .unwrap()
+            .contains("no such event"));
         let paranoid = "failed: EACCES (Permission denied (os error 13))";
         assert!(why_not(&state(false, paranoid))
             .unwrap()
