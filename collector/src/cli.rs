@@ -21,7 +21,8 @@ Every run after the first is held against the first. Differences in setup
 with other sizes or modes is not compared, and the output says why. A
 difference no larger than the noise (each run's repetition spread of that
 figure, each run's A-vs-A floor from its noise experiment) is \"within
-noise\", never faster or slower.
+noise\", never faster or slower; with one repetition in each run (--quick)
+a figure has no noise of its own and is not compared.
 
 Examples:
   collector compare data/example/*.json data/runs/*.json

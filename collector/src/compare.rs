@@ -60,7 +60,8 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
 
 const RULE: &str = "Lower is faster; ratio = run / baseline. A difference at or below the \
 noise (the largest of each run's repetition spread of that figure and each run's A-vs-A \
-floor from its noise experiment) is \"within noise\", never faster or slower.";
+floor from its noise experiment) is \"within noise\", never faster or slower; a figure with \
+one repetition in each run has no noise of its own and is not compared.";
 
 fn text(c: &RunComparison) -> String {
     let mut out = String::new();

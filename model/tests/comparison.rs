@@ -149,3 +149,31 @@ fn a_figure_missing_from_one_run_says_so() {
         .filter(|r| r.experiment == "syscall")
         .all(|r| r.basis.contains("not in the baseline")));
 }
+
+#[test]
+fn one_repetition_each_is_not_judged() {
+    let mut one = example();
+    let mode = &mut first_touch(&mut one).modes[0];
+    let name = format!("{} first pass", mode.mode.name());
+    let s = &mut mode.summary.first_pass.as_mut().unwrap().ns_per_page;
+    s.n = 1;
+    (s.min, s.max) = (s.median, s.median);
+    let mut other = one.clone();
+    let s = &mut first_touch(&mut other).modes[0]
+        .summary
+        .first_pass
+        .as_mut()
+        .unwrap()
+        .ns_per_page;
+    for v in [&mut s.min, &mut s.median, &mut s.max, &mut s.mean] {
+        *v *= 1.5;
+    }
+    let c = compare_runs(&[one.clone(), other]);
+    let r = c.rows.iter().find(|r| r.figure == name).unwrap();
+    assert_eq!(r.outcome, Outcome::NotCompared, "{r:?}");
+    assert!(r.basis.contains("no noise basis"), "{}", r.basis);
+    // The same single number twice is still the same.
+    let c = compare_runs(&[one.clone(), one]);
+    let r = c.rows.iter().find(|r| r.figure == name).unwrap();
+    assert_eq!(r.outcome, Outcome::WithinNoise);
+}

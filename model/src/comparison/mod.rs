@@ -5,8 +5,10 @@
 //! The noise of a comparison is the largest of what is known about it: each
 //! run's repetition spread of that figure (`max / min - 1`) and each run's
 //! A-vs-A floor from the `noise` experiment (two identical batches, see
-//! [`crate::compare`]). A difference at or below it measured nothing. No
-//! native-only code here: the page runs the same rule in wasm.
+//! [`crate::compare`]). A difference at or below it measured nothing. With
+//! one repetition in each run the figure's own noise is unknown, and it is
+//! not compared: the floor of a CPU-bound loop says nothing about a page
+//! fault's. No native-only code here: the page runs the same rule in wasm.
 
 mod headline;
 mod setup;
@@ -168,35 +170,41 @@ fn row(a: &Figure, b: Option<&Figure>, floors: [Option<f64>; 2], run: &str) -> R
         return with_values(Outcome::NotCompared, None, None, why);
     }
     let ratio = b.value / a.value;
-    let mut noise: Option<f64> = None;
     let mut basis = Vec::new();
+    // This figure's own noise: how far its repetitions spread in either run.
+    let mut spread: Option<f64> = None;
     for (who, f) in [("baseline", a), ("this run", b)] {
         match f.spread {
             Some(s) => {
                 basis.push(format!("{who} spread {} ({})", pct(s), f.spread_basis));
-                noise = Some(noise.map_or(s, |n| n.max(s)));
+                spread = Some(spread.map_or(s, |n| n.max(s)));
             }
             None => basis.push(format!("{who}: {}, spread unknown", f.spread_basis)),
         }
     }
-    for (who, floor) in [("baseline", floors[0]), ("this run", floors[1])] {
-        if let Some(fl) = floor {
+    // The floor below which nothing on that machine differs; it raises the
+    // noise, never stands in for it.
+    let mut floor: Option<f64> = None;
+    for (who, fl) in [("baseline", floors[0]), ("this run", floors[1])] {
+        if let Some(fl) = fl {
             basis.push(format!("{who} A-vs-A floor {}", pct(fl)));
-            noise = Some(noise.map_or(fl, |n| n.max(fl)));
+            floor = Some(floor.map_or(fl, |n| n.max(fl)));
         }
     }
     let basis = basis.join("; ");
     let difference = (ratio - 1.0).abs();
-    let Some(noise) = noise else {
-        // Nothing says how much this figure moves by itself: any difference
-        // could be noise. Identical numbers are still identical.
+    let Some(spread) = spread else {
+        // One repetition in each run: how much this figure moves by itself
+        // is unknown, and the floor (a CPU-bound loop's) does not say it.
+        // Identical numbers are still identical.
         return if difference == 0.0 {
             with_values(Outcome::WithinNoise, Some(ratio), None, basis)
         } else {
-            let why = format!("no noise basis ({basis}; no noise experiment)");
+            let why = format!("no noise basis for this figure ({basis})");
             with_values(Outcome::NotCompared, Some(ratio), None, why)
         };
     };
+    let noise = floor.map_or(spread, |f| f.max(spread));
     let verdict = Verdict::new(difference, noise);
     let outcome = match (verdict.inside_noise, ratio < 1.0) {
         (true, _) => Outcome::WithinNoise,
