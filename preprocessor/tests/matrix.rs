@@ -1,6 +1,8 @@
 //! The book built from each recorded run in `tests/fixtures/matrix/`
 //! (`scripts/record-fixtures`: THP always, madvise and never, pinned, not
-//! root) and from the example run: every chapter renders, and each verdict-driven sentence is the one
+//! root), the labelled synthetic runs derived from them
+//! (`scripts/synthesize-fixtures`, `SYNTHETIC.md`) and the example run:
+//! every chapter renders, and each verdict-driven sentence is the one
 //! its verdict selects, with the sentences for the other outcomes absent.
 
 use std::path::{Path, PathBuf};
@@ -129,6 +131,22 @@ fn each_run_selects_its_own_sentences() {
                     "within-noise",
                     "the advice made no difference beyond the run's own spread",
                 ),
+            ],
+        );
+        // Why it was slower: the laptop's reason (no free 2 MiB blocks) or not.
+        let blocks = if huge == "slower" {
+            &ctx["ft"]["verdict"]["huge_blocks"]
+        } else {
+            &Value::Null
+        };
+        selects(
+            &run,
+            &pages,
+            "first-touch.md",
+            blocks,
+            &[
+                ("scarce", "That is too few to go round"),
+                ("plenty", "That is enough for every window"),
             ],
         );
         selects(
