@@ -216,7 +216,9 @@ fn collector(args: &[&str]) -> Output {
 /// `collector inspect PID --for 2s` into a fresh folder; the file read
 /// back through the model.
 fn inspect(pid: u32) -> InspectResults {
-    inspect_as(pid, None)
+    let r = inspect_as(pid, None);
+    assert!(r.ended_early.is_none(), "{:?}", r.ended_early);
+    r
 }
 
 /// [`inspect`], run as user `uid` when given (the test must be root).
@@ -255,7 +257,6 @@ fn inspect_as(pid: u32, uid: Option<u32>) -> InspectResults {
     let run = read_run(&file).unwrap_or_else(|e| panic!("{e}"));
     let r = run.inspect().expect("inspect results").clone();
     assert_eq!(r.pid, pid);
-    assert!(r.ended_early.is_none(), "{:?}", r.ended_early);
     r
 }
 
@@ -325,6 +326,23 @@ fn a_dropped_page_cache_shows_major_faults() {
     assert_eq!(presence(&r, Symptom::RareStall), Presence::Present);
     let major = evidence(&r, Symptom::RareStall, "major faults");
     assert!(major.is_some_and(|n| n >= 1.0), "{major:?}");
+}
+
+#[test]
+fn a_process_that_exits_midway_is_said_and_still_judged() {
+    // Exits after a second of a two-second window; not reaped until the
+    // end, so it turns into a zombie, which inspect reads as "exited".
+    let child = Running(Command::new("sleep").arg("1").spawn().unwrap());
+    let r = inspect_as(child.0.id(), None);
+    let why = r.ended_early.as_deref().unwrap_or_default();
+    assert!(why.contains("exited"), "{why}");
+    assert!(r.samples.len() >= 2, "{}", r.samples.len());
+    assert_eq!(presence(&r, Symptom::FirstTouchFaults), Presence::Absent);
+    assert!(
+        r.unreadable["numa_maps"].contains("exited"),
+        "{:?}",
+        r.unreadable
+    );
 }
 
 fn on_tmpfs(path: &Path) -> bool {

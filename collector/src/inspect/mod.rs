@@ -64,7 +64,11 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
     if let Some(r) = run.inspect() {
         print!("{}", summary::render(r, &path));
     }
-    Ok(ExitCode::SUCCESS)
+    // Stopped by a signal: the file holds what was watched, and the exit
+    // status says how it ended, as `run` does.
+    Ok(interrupt::received().map_or(ExitCode::SUCCESS, |s| {
+        ExitCode::from(interrupt::exit_status(s))
+    }))
 }
 
 /// Sums of per-thread counters since the first sample. Each thread adds
@@ -175,6 +179,8 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
     };
     tl.push(first);
     let mut ended_early = None;
+    // Whether the process is still there to read its layout at the end.
+    let mut gone = false;
     for k in 1.. {
         let due = interval * k;
         if due > duration {
@@ -184,16 +190,19 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
             std::thread::sleep(wait);
         }
         if interrupt::requested() {
-            ended_early = Some("stopped by a signal (Ctrl-C)".to_string());
+            let signal = interrupt::received().map_or("a signal", interrupt::name);
+            ended_early = Some(format!("stopped by {signal}"));
             break;
         }
         match sample::read(pid) {
             Ok(raw) if raw.stat.start_ticks != start_ticks => {
                 ended_early = Some(format!("process {pid} exited and its PID was reused"));
+                gone = true;
                 break;
             }
             Ok(raw) if matches!(raw.stat.state, 'Z' | 'X') => {
                 ended_early = Some(format!("process {pid} exited"));
+                gone = true;
                 break;
             }
             Ok(raw) => {
@@ -202,6 +211,7 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
             }
             Err(e) => {
                 ended_early = Some(e);
+                gone = true;
                 break;
             }
         }
@@ -242,9 +252,8 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
         _ => BTreeMap::new(),
     };
     // The layout at the end: only while the process still exists.
-    let alive = ended_early.is_none();
     let read_own = |name: &str| -> Result<String, String> {
-        if !alive {
+        if gone {
             return Err("the process had exited".into());
         }
         let path = format!("/proc/{pid}/{name}");
