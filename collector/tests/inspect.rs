@@ -337,7 +337,9 @@ fn a_process_that_exits_midway_is_said_and_still_judged() {
     let why = r.ended_early.as_deref().unwrap_or_default();
     assert!(why.contains("exited"), "{why}");
     assert!(r.samples.len() >= 2, "{}", r.samples.len());
-    assert_eq!(presence(&r, Symptom::FirstTouchFaults), Presence::Absent);
+    // Verdicts over what was seen (a starting `sleep` may still fault its
+    // binary in, so no particular verdict is asserted).
+    assert_eq!(r.verdicts.len(), Symptom::ALL.len());
     assert!(
         r.unreadable["numa_maps"].contains("exited"),
         "{:?}",
