@@ -43,6 +43,7 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
         ),
     );
     crate::lab::register(hb, data.clone());
+    crate::drill::register(hb);
     register_named(hb, "chart", "the chart's name", move |h, name| {
         let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
         chart_html(&data, name, caption)
@@ -209,7 +210,7 @@ fn number(h: &Helper, ctx: &Context, i: usize) -> Result<Option<f64>, RenderErro
 
 /// Walks `path` from the root: true when it stops at a null before its end
 /// (an honest gap), false when a key does not exist (a typo).
-fn passes_through_null(root: &serde_json::Value, path: &str) -> bool {
+pub(crate) fn passes_through_null(root: &serde_json::Value, path: &str) -> bool {
     let mut v = root;
     for key in path.split('.') {
         match v {

@@ -8,6 +8,7 @@
 pub mod context;
 pub mod data;
 pub mod doctest;
+pub mod drill;
 pub mod helpers;
 pub mod lab;
 pub mod source;
