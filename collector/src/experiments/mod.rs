@@ -8,7 +8,7 @@ mod noise;
 mod numa;
 pub mod syscall;
 mod tail;
-mod translation;
+pub(crate) mod translation;
 
 use std::time::Instant;
 

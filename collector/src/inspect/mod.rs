@@ -13,7 +13,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagewalk_model::inspect::{InspectResults, ProcessSample, EXPERIMENT};
-use pagewalk_model::{ExperimentRecord, Provenance, Results, RunFile, Status, SCHEMA_VERSION};
+use pagewalk_model::{
+    ExperimentRecord, Provenance, Results, RunFile, Status, TlbKind, SCHEMA_VERSION,
+};
 
 use crate::cli::InspectArgs;
 use crate::{interrupt, machine, output, procfs};
@@ -280,6 +282,12 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
         cpu_nodes: system::read_cpu_nodes(),
         thp_eligible,
         thp_disabled_by_process: last_status.as_ref().and_then(|s| s.thp_enabled) == Some(false),
+        tlb_reach_kib: crate::experiments::translation::geometry::read()
+            .tlbs
+            .iter()
+            .filter(|t| t.kind != TlbKind::Instruction && t.page_bytes == 4096)
+            .map(|t| t.reach_bytes() / 1024)
+            .max(),
     };
     let mut results = InspectResults {
         pid,

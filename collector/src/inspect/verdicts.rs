@@ -53,6 +53,12 @@ const ELIGIBLE_KIB: u64 = 4096;
 /// above the rounding of `scaling_cur_freq`.
 const FREQUENCY_SWING: f64 = 1.10;
 
+/// Resident memory within half the reach of the largest data TLB (4 KiB
+/// pages) cannot outgrow it: set-associative second-level TLBs conflict
+/// before they are full, and code and kernel pages share them, hence the
+/// margin of two.
+const TLB_MARGIN: u64 = 2;
+
 /// A quarter of the memory on a node that is not the CPU's: remote
 /// accesses cost ~1.5-2x a local one, so the average rises by 12-25%.
 const REMOTE_SHARE: f64 = 0.25;
@@ -68,6 +74,8 @@ pub struct Extra {
     pub thp_eligible: Option<Result<Eligible, String>>,
     /// `THP_enabled: 0` in status: `prctl(PR_SET_THP_DISABLE)`.
     pub thp_disabled_by_process: bool,
+    /// Entries x 4 KiB of the largest data or unified TLB CPUID describes.
+    pub tlb_reach_kib: Option<u64>,
 }
 
 fn ev(what: &str, value: f64, unit: &str) -> Evidence {
@@ -147,7 +155,7 @@ pub fn decide(r: &InspectResults, extra: &Extra) -> Vec<SymptomVerdict> {
         preemption(r, w, extra),
         rare_stall(r, w),
         wide_spread(r, extra),
-        tlb_reach(w),
+        tlb_reach(w, extra),
         huge_pages(r, w, extra),
         remote_numa(r, extra),
     ]
@@ -370,15 +378,37 @@ fn wide_spread(r: &InspectResults, extra: &Extra) -> SymptomVerdict {
     verdict(s, presence, reason, evidence)
 }
 
-fn tlb_reach(w: &Window) -> SymptomVerdict {
+fn tlb_reach(w: &Window, extra: &Extra) -> SymptomVerdict {
+    let s = Symptom::TlbReach;
     let mut evidence = vec![];
-    if let Some(rss) = w.last.rss_kib {
-        evidence.push(ev("RSS", rss as f64, "KiB"));
+    let counter = "whether it walks the page tables needs the dTLB walk counter \
+                   (dtlb_load_misses.walk_completed, perf); /proc does not count TLB misses";
+    let Some(rss) = w.last.rss_kib else {
+        return cannot_tell(s, counter, evidence);
+    };
+    evidence.push(ev("RSS", rss as f64, "KiB"));
+    let Some(reach) = extra.tlb_reach_kib else {
+        return cannot_tell(
+            s,
+            format!("CPUID describes no data TLB; {counter}"),
+            evidence,
+        );
+    };
+    evidence.push(ev(
+        "largest 4 KiB-page TLB reach (CPUID)",
+        reach as f64,
+        "KiB",
+    ));
+    if rss.saturating_mul(TLB_MARGIN) <= reach {
+        let reason = format!(
+            "all of its resident memory ({rss} KiB) fits in 1/{TLB_MARGIN} of what the TLB maps \
+             ({reach} KiB)"
+        );
+        return verdict(s, Presence::Absent, reason, evidence);
     }
     cannot_tell(
-        Symptom::TlbReach,
-        "needs the dTLB walk counter (dtlb_load_misses.walk_completed, perf); /proc does not count \
-         TLB misses",
+        s,
+        format!("its resident memory outgrows 1/{TLB_MARGIN} of the TLB's reach; {counter}"),
         evidence,
     )
 }
@@ -626,6 +656,20 @@ mod tests {
         assert_eq!(of(&r, &extra(), Symptom::RareStall), Presence::CannotTell);
         r.samples[1].major_faults = 1;
         assert_eq!(of(&r, &extra(), Symptom::RareStall), Presence::Present);
+    }
+
+    #[test]
+    fn tlb_reach_is_absent_only_when_everything_fits() {
+        let r = results(false);
+        // No TLB described: nothing to hold the RSS against.
+        assert_eq!(of(&r, &extra(), Symptom::TlbReach), Presence::CannotTell);
+        let mut e = extra();
+        e.tlb_reach_kib = Some(8192);
+        // 1 MiB resident against 8 MiB of reach.
+        assert_eq!(of(&r, &e, Symptom::TlbReach), Presence::Absent);
+        // Beyond half the reach only the walk counter could tell.
+        e.tlb_reach_kib = Some(1536);
+        assert_eq!(of(&r, &e, Symptom::TlbReach), Presence::CannotTell);
     }
 
     #[test]

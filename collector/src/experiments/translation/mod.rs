@@ -13,7 +13,7 @@
 mod bends;
 mod chase;
 mod checks;
-mod geometry;
+pub(crate) mod geometry;
 mod hugetlb;
 mod region;
 pub mod staircase;
