@@ -31,6 +31,9 @@ use serde_json::{json, Value};
 struct Args {
     native: Option<PathBuf>,
     collector: Option<PathBuf>,
+    /// A collector first-touch run (nohugepage at 64 MiB) to set the
+    /// page's first pass beside.
+    native_first_touch: Option<PathBuf>,
     sizes_kib: Vec<u64>,
     book: Option<PathBuf>,
 }
@@ -39,6 +42,7 @@ fn parse_args() -> Result<Args> {
     let mut args = Args {
         native: None,
         collector: None,
+        native_first_touch: None,
         sizes_kib: vec![16, 256, 65536],
         book: None,
     };
@@ -46,6 +50,13 @@ fn parse_args() -> Result<Args> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--native" => args.native = Some(it.next().context("--native takes a file")?.into()),
+            "--native-first-touch" => {
+                args.native_first_touch = Some(
+                    it.next()
+                        .context("--native-first-touch takes a file")?
+                        .into(),
+                )
+            }
             "--collector" => {
                 args.collector = Some(it.next().context("--collector takes a file")?.into())
             }
@@ -58,7 +69,7 @@ fn parse_args() -> Result<Args> {
                     .collect::<Result<_>>()?;
             }
             "-h" | "--help" => {
-                println!("usage: lab-report [--native FILE] [--collector FILE] [--sizes 16,256,65536] [BOOK_DIR]");
+                println!("usage: lab-report [--native FILE] [--collector FILE] [--native-first-touch FILE] [--sizes 16,256,65536] [BOOK_DIR]");
                 std::process::exit(0);
             }
             _ if a.starts_with('-') => bail!("unknown option {a}"),
@@ -270,6 +281,9 @@ async fn report(args: Args) -> Result<()> {
     }
 
     eprintln!("lab-report: running in-page first touch (16 to 64 MiB, 3 repetitions)");
+    // The worker is a thread of a renderer process: its minor faults are
+    // the renderer's, counted by the kernel whatever the page can see.
+    let faults_before = renderer_minor_faults();
     let ft_params = json!({ "sizes_mib": [16, 32, 64], "repetitions": 3, "memory_cap_mib": 1024, "time_cap_s": 300 });
     let ft_watch = watched(
         &browser,
@@ -282,6 +296,7 @@ async fn report(args: Args) -> Result<()> {
     let ft = browser
         .eval("const r = window.pagewalkLab.results['first-touch']; return r ? r.report : {error: window.__pwLabError};")
         .await?;
+    let renderer_faults = renderer_minor_faults().saturating_sub(faults_before);
     let errors = browser.errors().await?;
     browser.quit().await?;
 
@@ -303,8 +318,14 @@ async fn report(args: Args) -> Result<()> {
     println!();
     println!("  Pointer chase, ns per dependent load (median of 5 samples; browser min-max in brackets):");
     println!(
-        "  {:>8}  {:>22}  {:>18}  {:>8}  {:>14}  {:>8}",
-        "region", "browser (wasm, worker)", "collector staircase", "ratio", "native (lab)", "ratio"
+        "  {:>8}  {:>22}  {:>18}  {:>8}  {:>14}  {:>8}  {:>10}",
+        "region",
+        "browser (wasm, worker)",
+        "collector staircase",
+        "ratio",
+        "native (lab)",
+        "ratio",
+        "added/load"
     );
     for &kib in &args.sizes_kib {
         let b = chase_at(&chase["points"], kib);
@@ -316,17 +337,24 @@ async fn report(args: Args) -> Result<()> {
         let browser_text = b.map_or("n/a".to_string(), |(m, lo, hi)| {
             format!("{m:.2} [{lo:.2}-{hi:.2}]")
         });
+        let added = b.zip(n).map(|(b, n)| b.0 - n);
         println!(
-            "  {:>8}  {:>22}  {:>18}  {:>8}  {:>14}  {:>8}",
+            "  {:>8}  {:>22}  {:>18}  {:>8}  {:>14}  {:>8}  {:>10}",
             size(kib),
             browser_text,
             ns(c),
             ratio(b.map(|x| x.0), c),
             ns(n),
-            ratio(b.map(|x| x.0), n)
+            ratio(b.map(|x| x.0), n),
+            ns(added)
         );
     }
     println!("  (each ratio is the browser over the column before it; the collector's curve is its 4 KiB-page regime)");
+    // Why: in wasm32 each step is `i32.shl; i32.add; i32.load` (the slot's
+    // word index scaled and added to the buffer's offset, then the engine
+    // adds the memory base), where native x86 folds `base + index*4` into
+    // the load itself: a few cycles more per load, whatever the load costs.
+    println!("  (added/load is browser minus native: wasm32 adds a shift and an add to every step of the chain, a constant few cycles; it weighs most where a load is cheapest)");
     if let Some(loads) = chase["points"].as_array().map(|p| {
         p.iter()
             .filter_map(|p| p["loads_per_sample"].as_u64())
@@ -354,6 +382,35 @@ async fn report(args: Args) -> Result<()> {
         }
         None => println!("  no first-touch results: {ft}"),
     }
+    // Evidence for what the engine does per page: the kernel's own count.
+    let pages_written: u64 = ft["sizes"].as_array().map_or(0, |sizes| {
+        sizes
+            .iter()
+            .map(|s| {
+                s["pages"].as_u64().unwrap_or(0)
+                    * s["samples"].as_array().map_or(0, |v| v.len() as u64)
+            })
+            .sum()
+    });
+    if pages_written > 0 {
+        println!(
+            "  renderer minor faults while it ran: {renderer_faults} for {pages_written} pages first written ({:.2} per page; native first touch takes 1)",
+            renderer_faults as f64 / pages_written as f64
+        );
+    }
+    if let Some(path) = &args.native_first_touch {
+        let native = native_first_pass(path)?;
+        let page = ft["sizes"]
+            .as_array()
+            .and_then(|s| s.last())
+            .and_then(|s| s["first"]["median"].as_f64());
+        println!(
+            "  first pass at 64 MiB: page {} vs collector nohugepage {} per page: ratio {}",
+            ns(page),
+            ns(native),
+            ratio(page, native)
+        );
+    }
     print_watch("first touch", &ft_watch);
     println!(
         "  main thread while the page loaded (charts drawn, lab worker started, first model run): {}",
@@ -366,4 +423,35 @@ async fn report(args: Args) -> Result<()> {
         println!("  page errors: {errors:#?}");
     }
     Ok(())
+}
+
+/// Minor faults of every Chromium renderer process now (`/proc/PID/stat`
+/// field 10), summed: the lab's worker runs in one of them.
+fn renderer_minor_faults() -> u64 {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    procs
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| c.windows(15).any(|w| w == b"--type=renderer"))
+        })
+        .filter_map(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // Fields after the command name, which may hold spaces.
+            let rest = stat.rsplit_once(')')?.1;
+            rest.split_whitespace().nth(7)?.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+/// The collector's 4 KiB first pass, ns per page (median), from a run file.
+fn native_first_pass(path: &std::path::Path) -> Result<Option<f64>> {
+    let run = pagewalk_model::read_run(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(run
+        .first_touch()
+        .and_then(|ft| ft.mode(pagewalk_model::Mode::Nohugepage))
+        .and_then(|m| m.summary.first_pass.as_ref())
+        .map(|p| p.ns_per_page.median))
 }
