@@ -211,6 +211,13 @@ fn each_run_selects_its_own_sentences() {
                 ),
             ],
         );
+        // Raw error text stays in the run file, out of running prose.
+        for (name, text) in &pages {
+            assert!(
+                !text.contains("(os error"),
+                "{run}, {name}: a raw error string in the prose"
+            );
+        }
         // A step no cache explains is never called a cache step by name.
         for step in ctx["stair"]["steps"].as_array().unwrap() {
             if step["match"] == "both-regimes" {

@@ -212,7 +212,10 @@ fn mlockall_refused() -> String {
     } else {
         String::new()
     };
-    format!("mlockall(MCL_CURRENT | MCL_FUTURE) not permitted: {err}{memlock} (needs CAP_IPC_LOCK or a limit above this process's size)")
+    // The error's kind in words ("out of memory"), not its raw "(os error
+    // 12)": the book prints this reason in a sentence.
+    let why = err.kind();
+    format!("mlockall(MCL_CURRENT | MCL_FUTURE) not permitted: {why}{memlock} (needs CAP_IPC_LOCK or a limit above this process's size)")
 }
 
 /// The timed loop: hash, write the next fresh bytes, take a timestamp.
