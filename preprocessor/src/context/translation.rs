@@ -254,6 +254,21 @@ fn why_not(c: &CounterState) -> Option<&'static str> {
     })
 }
 
+/// Whether the run was measured in a virtual machine.
+pub fn in_vm(run: &RunFile) -> bool {
+    run.machine
+        .as_ref()
+        .is_some_and(|m| m.virtualization.hypervisor_bit)
+}
+
+/// The point whose x is nearest `target` on a log scale.
+pub fn nearest<T>(items: &[T], x: impl Fn(&T) -> f64, target: f64) -> Option<&T> {
+    items.iter().min_by(|a, b| {
+        let d = |v: &T| (x(v) / target).ln().abs();
+        d(a).total_cmp(&d(b))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,19 +293,4 @@ mod tests {
         assert!(why_not(&state(false, "EBUSY")).unwrap().contains("error"));
         assert_eq!(why_not(&state(true, "opened, user space only")), None);
     }
-}
-
-/// Whether the run was measured in a virtual machine.
-pub fn in_vm(run: &RunFile) -> bool {
-    run.machine
-        .as_ref()
-        .is_some_and(|m| m.virtualization.hypervisor_bit)
-}
-
-/// The point whose x is nearest `target` on a log scale.
-pub fn nearest<T>(items: &[T], x: impl Fn(&T) -> f64, target: f64) -> Option<&T> {
-    items.iter().min_by(|a, b| {
-        let d = |v: &T| (x(v) / target).ln().abs();
-        d(a).total_cmp(&d(b))
-    })
 }
