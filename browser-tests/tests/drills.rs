@@ -1,0 +1,355 @@
+//! The drills page (`{{#drill}}`, `theme/pagewalk-drills.js`) in Chromium:
+//! answers closed until asked for, a guess set beside the value the run
+//! file holds, marks that survive a reload, the "only missed" filter and
+//! reset, answers readable without JavaScript, a question sheet on paper,
+//! and the same from `file://`. Off unless `PAGEWALK_BROWSER_TESTS=1`.
+
+use anyhow::{ensure, Context, Result};
+use mdbook_pagewalk::helpers::{format_dur, format_ratio};
+use mdbook_pagewalk::DataSet;
+use pagewalk_browser_tests::thirtyfour::prelude::*;
+use pagewalk_browser_tests::{built_book as book, file_url, workspace_root, Browser};
+use pagewalk_model::{Mode, RunFile, SyscallOp};
+use serde_json::{json, Value};
+
+const PAGE: &str = "drills.html";
+/// A drill with a predicted duration, and one without a prediction.
+const FIRST_TOUCH: &str = "first-touch-cost";
+const GETPID: &str = "vdso";
+const PLAIN: &str = "calloc";
+
+/// The median of `v`, computed here rather than taken from the file's
+/// summary, so a wrong summary or a wrong path in the chapter both fail.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// First-pass ns per page of the `nohugepage` mode, from the raw samples.
+fn first_touch_ns(run: &RunFile) -> f64 {
+    let mode = run
+        .first_touch()
+        .and_then(|ft| ft.mode(Mode::Nohugepage))
+        .expect("the run has a nohugepage first-touch mode");
+    median(
+        mode.samples
+            .iter()
+            .filter_map(|s| Some(s.first_pass.as_ref()?.ns_per_page))
+            .collect(),
+    )
+}
+
+fn shown() -> DataSet {
+    let dir = workspace_root().join("data");
+    DataSet::load(&dir).unwrap_or_else(|e| panic!("loading {}: {e}", dir.display()))
+}
+
+/// Each drill's id, whether its answer is open, and whether any of the
+/// answer's text is laid out (has a box) on screen.
+async fn answers(browser: &Browser) -> Result<Vec<(String, bool, bool)>> {
+    let v = browser
+        .eval(
+            "return [...document.querySelectorAll('div.pw-drill')].map(d => {
+               const a = d.querySelector('details.pw-drill-answer');
+               const inner = [...a.children].filter(c => c.tagName !== 'SUMMARY');
+               return [d.dataset.drill, a.open, inner.some(c => c.checkVisibility())];
+             });",
+        )
+        .await?;
+    Ok(serde_json::from_value(v)?)
+}
+
+/// The `data-value` the build wrote for `who` in drill `id`.
+async fn built_value(browser: &Browser, id: &str, who: &str) -> Result<f64> {
+    let v = browser
+        .eval_with(
+            "const li = document.querySelector(`#drill-${arguments[0]} .pw-drill-measured li[data-who=\"${arguments[1]}\"]`);
+             return li ? li.dataset.value : null;",
+            vec![json!(id), json!(who)],
+        )
+        .await?;
+    v.as_str()
+        .with_context(|| format!("drill {id}: no measured value for {who}"))?
+        .parse()
+        .with_context(|| format!("drill {id}: {who}'s data-value"))
+}
+
+/// Focuses `css` and presses `key`, as a keyboard reader does.
+async fn press(browser: &Browser, css: &str, key: Key) -> Result<()> {
+    let focused = browser
+        .eval_with(
+            "const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'}); e.focus(); return document.activeElement === e;",
+            vec![json!(css)],
+        )
+        .await?;
+    ensure!(focused == json!(true), "{css} did not take the focus");
+    browser
+        .driver()
+        .action_chain()
+        .send_keys(key)
+        .perform()
+        .await?;
+    Ok(())
+}
+
+/// Clicks `css` after scrolling it to the middle of the window, clear of
+/// mdBook's sticky menu bar.
+async fn click(browser: &Browser, css: &str) -> Result<()> {
+    browser
+        .eval_with(
+            "document.querySelector(arguments[0])?.scrollIntoView({block: 'center'});",
+            vec![json!(css)],
+        )
+        .await?;
+    browser.click(css).await
+}
+
+async fn text(browser: &Browser, css: &str) -> Result<String> {
+    browser
+        .text_of(css)
+        .await?
+        .with_context(|| format!("no {css} in the page"))
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1"
+)]
+fn answers_open_on_request_and_a_guess_meets_the_run() {
+    let Some(book) = book("answers_open_on_request_and_a_guess_meets_the_run") else {
+        return;
+    };
+    let data = shown();
+    let run = data.run.as_ref().expect("a run in data/");
+    let r1 = data
+        .reference_with("R1", pagewalk_model::first_touch::EXPERIMENT)
+        .expect("R1's first-touch figures");
+    book.with_browser(async |browser| {
+        browser.goto(&book.server.url(PAGE)).await?;
+        browser
+            .wait_for("document.querySelector('.pw-drills-progress')")
+            .await?;
+
+        let all = answers(browser).await?;
+        ensure!(all.len() >= 30, "only {} drills", all.len());
+        for (id, open, shown) in &all {
+            ensure!(!open && !shown, "drill {id}: answer shown before it was asked for");
+        }
+        // Every drill links to its chapter.
+        let unlinked = browser
+            .eval("return [...document.querySelectorAll('div.pw-drill')].filter(d => !d.querySelector('.pw-drill-links a[href*=\".html\"]')).map(d => d.dataset.drill);")
+            .await?;
+        ensure!(unlinked == json!([]), "drills without a chapter link: {unlinked}");
+
+        // The values the build wrote are the run file's.
+        let ns = first_touch_ns(run);
+        let built = built_value(browser, FIRST_TOUCH, "run").await?;
+        ensure!(
+            (built - ns).abs() <= ns * 1e-12,
+            "first touch: the page has {built} ns, the run's samples give {ns}"
+        );
+        let r1_ns = r1
+            .first_touch()
+            .and_then(|ft| ft.mode(Mode::Nohugepage))
+            .and_then(|m| m.summary.first_pass.as_ref())
+            .map(|p| p.ns_per_page.median)
+            .context("R1's nohugepage first pass")?;
+        ensure!((built_value(browser, FIRST_TOUCH, "r1").await? - r1_ns).abs() <= r1_ns * 1e-12);
+        if let Some(getpid) = run
+            .syscall()
+            .and_then(|s| s.op(SyscallOp::Getpid))
+            .and_then(|o| o.latency.as_ref()?.p50_ns)
+        {
+            let built = built_value(browser, GETPID, "run").await?;
+            ensure!((built - getpid).abs() <= getpid * 1e-12, "getpid: page {built}, run {getpid}");
+        }
+
+        // A guess twice the measured value, committed with the keyboard,
+        // then the answer opened with Enter on its summary.
+        let field = format!("#drill-{FIRST_TOUCH} .pw-drill-field");
+        browser.set_value(&field, &format!("{}", 2.0 * ns)).await?;
+        press(browser, &field, Key::Enter).await?;
+        browser
+            .wait_for(&format!("document.querySelector({}).readOnly", json!(field)))
+            .await?;
+        press(browser, &format!("#drill-{FIRST_TOUCH} summary"), Key::Enter).await?;
+        browser
+            .wait_for(&format!("document.querySelector('#drill-{FIRST_TOUCH} details').open"))
+            .await?;
+        let against = text(browser, &format!("#drill-{FIRST_TOUCH} .pw-drill-against")).await?;
+        let want = format!("{}, {} too high", format_dur(ns), format_ratio(2.0));
+        ensure!(against.contains(&want), "comparison {against:?} lacks {want:?}");
+        ensure!(
+            against.contains(&format_dur(r1_ns)),
+            "comparison {against:?} lacks R1's {}",
+            format_dur(r1_ns)
+        );
+        let yours = text(browser, &format!("#drill-{FIRST_TOUCH} .pw-drill-yours")).await?;
+        ensure!(yours.contains(&format_dur(2.0 * ns)), "guess shown as {yours:?}");
+        // The answer is now on screen; the others are still closed.
+        let all = answers(browser).await?;
+        for (id, open, shown) in &all {
+            let want = id == FIRST_TOUCH;
+            ensure!(*open == want && *shown == want, "drill {id}: open {open}, shown {shown}");
+        }
+
+        // A text guess is repeated beside the answer.
+        browser.set_value(&format!("#drill-{PLAIN} .pw-drill-field"), "zero pages").await?;
+        click(browser, &format!("#drill-{PLAIN} .pw-drill-commit")).await?;
+        click(browser, &format!("#drill-{PLAIN} summary")).await?;
+        // `toggle` fires after the click returns.
+        browser
+            .wait_for(&format!("document.querySelector('#drill-{PLAIN} .pw-drill-yours')"))
+            .await?;
+        let yours = text(browser, &format!("#drill-{PLAIN} .pw-drill-yours")).await?;
+        ensure!(yours.contains("zero pages"), "text guess shown as {yours:?}");
+        Ok(())
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1"
+)]
+fn progress_survives_a_reload_and_filters() {
+    let Some(book) = book("progress_survives_a_reload_and_filters") else {
+        return;
+    };
+    book.with_browser(async |browser| {
+        let url = book.server.url(PAGE);
+        browser.goto(&url).await?;
+        browser.wait_for("document.querySelector('.pw-drills-progress')").await?;
+        let total = browser.eval("return document.querySelectorAll('div.pw-drill').length;").await?;
+        let total = total.as_u64().context("drill count")?;
+        for (id, mark) in [(FIRST_TOUCH, "knew"), (PLAIN, "missed")] {
+            click(browser, &format!("#drill-{id} summary")).await?;
+            browser
+                .click(&format!("#drill-{id} .pw-drill-mark button[data-mark=\"{mark}\"]"))
+                .await?;
+        }
+        browser.set_value(&format!("#drill-{GETPID} .pw-drill-field"), "150").await?;
+        click(browser, &format!("#drill-{GETPID} .pw-drill-commit")).await?;
+
+        browser.goto(&url).await?;
+        browser.wait_for("document.querySelector('.pw-drills-progress')").await?;
+        let count = text(browser, ".pw-drills-count").await?;
+        let want = format!("2 of {total} drills marked: 1 knew it, 1 missed it.");
+        ensure!(count.contains(&want), "after a reload: {count:?}, want {want:?}");
+        let pressed = browser
+            .eval("return [...document.querySelectorAll('.pw-drill-mark button[aria-pressed=\"true\"]')].map(b => b.closest('.pw-drill').dataset.drill + ':' + b.dataset.mark);")
+            .await?;
+        ensure!(
+            pressed == json!([format!("{PLAIN}:missed"), format!("{FIRST_TOUCH}:knew")])
+                || pressed == json!([format!("{FIRST_TOUCH}:knew"), format!("{PLAIN}:missed")]),
+            "marks after a reload: {pressed}"
+        );
+        let guess = browser
+            .eval(&format!("const f = document.querySelector('#drill-{GETPID} .pw-drill-field'); return [f.value, f.readOnly];"))
+            .await?;
+        ensure!(guess == json!(["150", true]), "guess after a reload: {guess}");
+
+        // Only the missed one (and its question) stays visible.
+        click(browser, ".pw-drills-only-missed").await?;
+        let visible = browser
+            .eval("return [...document.querySelectorAll('div.pw-drill')].filter(d => d.checkVisibility() && d.previousElementSibling.checkVisibility()).map(d => d.dataset.drill);")
+            .await?;
+        ensure!(visible == json!([PLAIN]), "only missed shows {visible}");
+        click(browser, ".pw-drills-only-missed").await?;
+
+        click(browser, ".pw-drills-reset").await?;
+        browser.goto(&url).await?;
+        browser.wait_for("document.querySelector('.pw-drills-progress')").await?;
+        let count = text(browser, ".pw-drills-count").await?;
+        ensure!(count.starts_with(&format!("0 of {total}")), "after reset and reload: {count:?}");
+        let field = browser
+            .eval(&format!("return document.querySelector('#drill-{GETPID} .pw-drill-field').readOnly;"))
+            .await?;
+        ensure!(field == json!(false), "the guess survived the reset");
+        Ok(())
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1"
+)]
+fn without_javascript_answers_are_readable_and_print_is_a_question_sheet() {
+    let Some(book) = book("without_javascript_answers_are_readable_and_print_is_a_question_sheet")
+    else {
+        return;
+    };
+    let data = shown();
+    let ns = first_touch_ns(data.run.as_ref().expect("a run"));
+    book.with_browser(async |browser| {
+        browser.set_scripts_disabled(true).await?;
+        browser.goto(&book.server.url(PAGE)).await?;
+        let controls = browser
+            .eval("return document.querySelectorAll('.pw-drills-progress, .pw-drill-guess, .pw-drill-mark').length;")
+            .await?;
+        ensure!(controls == json!(0), "controls without JavaScript: {controls}");
+        // The reader opens an answer the way <details> allows, and reads it.
+        click(browser, &format!("#drill-{FIRST_TOUCH} summary")).await?;
+        let all = answers(browser).await?;
+        let opened = all.iter().find(|(id, ..)| id == FIRST_TOUCH).context("drill")?;
+        ensure!(opened.1 && opened.2, "answer not readable without JavaScript: {opened:?}");
+        let measured = text(browser, &format!("#drill-{FIRST_TOUCH} .pw-drill-measured")).await?;
+        ensure!(measured.contains(&format_dur(ns)), "measured list {measured:?}");
+
+        // On paper: every question, no answer.
+        browser.emulate_media("print").await?;
+        let sheet: Value = browser
+            .eval("return [[...document.querySelectorAll('details.pw-drill-answer')].filter(a => a.checkVisibility()).length,
+                            [...document.querySelectorAll('div.pw-drill')].filter(d => d.previousElementSibling.checkVisibility()).length,
+                            document.querySelectorAll('div.pw-drill').length];")
+            .await?;
+        ensure!(
+            sheet[0] == json!(0) && sheet[1] == sheet[2],
+            "print: [answers laid out, questions laid out, drills] = {sheet}"
+        );
+        Ok(())
+    });
+}
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1"
+)]
+fn drills_work_from_file_urls_and_stay_off_other_pages() {
+    let Some(book) = book("drills_work_from_file_urls_and_stay_off_other_pages") else {
+        return;
+    };
+    book.with_browser(async |browser| {
+        browser.goto(&file_url(&book.dir.join(PAGE))?).await?;
+        browser
+            .wait_for("document.querySelector('.pw-drills-progress')")
+            .await?;
+        click(browser, &format!("#drill-{PLAIN} summary")).await?;
+        browser
+            .click(&format!(
+                "#drill-{PLAIN} .pw-drill-mark button[data-mark=\"knew\"]"
+            ))
+            .await?;
+        let count = text(browser, ".pw-drills-count").await?;
+        ensure!(count.contains("1 knew it"), "from file://: {count:?}");
+        browser.assert_clean().await?;
+
+        browser.goto(&book.server.url("first-touch.html")).await?;
+        browser.wait_for_charts().await?;
+        let added = browser
+            .eval(
+                "return document.querySelectorAll('.pw-drills-progress, .pw-drill-guess').length;",
+            )
+            .await?;
+        ensure!(added == json!(0), "drill controls on a page without drills");
+        Ok(())
+    });
+}
