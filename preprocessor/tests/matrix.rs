@@ -211,6 +211,72 @@ fn each_run_selects_its_own_sentences() {
                 ),
             ],
         );
+        // The glance page and the proof drills read the same verdicts.
+        let glance = "your-machine.md";
+        selects(
+            &run,
+            &pages,
+            glance,
+            &ctx["ft"]["verdict"]["hugepage_first"],
+            &[
+                ("slower", "and slower on first touch than 4 KiB pages"),
+                ("faster", "and faster on first touch than 4 KiB pages"),
+                ("within-noise", "and no different on first touch"),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            glance,
+            &ctx["tlb"]["verdict"]["rise"],
+            &[
+                (
+                    "translation",
+                    "only the 4 KiB curve rose: a translation cost",
+                ),
+                ("shared", "both curves rose, so not translation alone"),
+                ("none", "no rise past the L2 TLB's reach"),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            glance,
+            &ctx["syscall"]["verdict"]["getpid_vs_clock"],
+            &[
+                ("slower", "the clock stayed in user space"),
+                (
+                    "within-noise",
+                    "could not be told apart: check the clock source",
+                ),
+                ("faster", "the clock source is the first suspect"),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            glance,
+            &ctx["noise"]["verdict"]["unpinned"],
+            &[
+                ("slower", "unpinned runs were slower than pinned ones"),
+                ("faster", "unpinned runs were faster than pinned ones"),
+                (
+                    "within-noise",
+                    "pinning made no difference beyond the noise floor",
+                ),
+            ],
+        );
+        selects(
+            &run,
+            &pages,
+            "drills.md",
+            &ctx["tail"]["verdict"]["fault_share"],
+            &[
+                ("above-p99", "so p99 already sees it"),
+                ("between-p99-and-p999", "so p99.9 sees it and p99 does not"),
+                ("below-p999", "so even p99.9 may miss it"),
+            ],
+        );
         // Raw error text stays in the run file, out of running prose.
         for (name, text) in &pages {
             assert!(
