@@ -31,8 +31,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::List => {
-            for e in experiments::ALL {
-                println!("{:<14} {}", e.name, e.description);
+            for e in experiments::all() {
+                println!("{:<14} {}", e.name(), e.description);
             }
             ExitCode::SUCCESS
         }

@@ -83,15 +83,15 @@ pub(crate) fn collector_version() -> String {
     )
 }
 
-fn choose(args: &RunArgs) -> Result<Vec<&'static Experiment>, String> {
+fn choose(args: &RunArgs) -> Result<Vec<Experiment>, String> {
     if args.all {
-        return Ok(experiments::ALL.iter().collect());
+        return Ok(experiments::all());
     }
     args.names
         .iter()
         .map(|name| {
             experiments::find(name).ok_or_else(|| {
-                let known: Vec<_> = experiments::ALL.iter().map(|e| e.name).collect();
+                let known: Vec<_> = experiments::all().iter().map(|e| e.name()).collect();
                 format!(
                     "unknown experiment `{name}`; experiments are: {}",
                     known.join(", ")

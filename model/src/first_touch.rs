@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::stats::Summary;
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
-pub const EXPERIMENT: &str = "first-touch";
+pub const EXPERIMENT: &str = crate::Kind::FirstTouch.name();
 
 /// Every way of getting memory the study compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The experiment's name in a run file.
-pub const EXPERIMENT: &str = "inspect";
+pub const EXPERIMENT: &str = crate::Kind::Inspect.name();
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InspectResults {
@@ -202,6 +202,24 @@ pub struct Evidence {
     pub value: f64,
     /// `/s`, `fraction`, `count`, `KiB`...
     pub unit: String,
+}
+
+impl Evidence {
+    /// `minor faults: 1234 /s`, `0 major faults`, `huge-page share: 0.98`:
+    /// the same words in the terminal and on the book's page.
+    pub fn text(&self) -> String {
+        let v = self.value;
+        let number = if self.unit == "fraction" || (v.fract() != 0.0 && v.abs() < 10.0) {
+            format!("{v:.2}")
+        } else {
+            format!("{v:.0}")
+        };
+        match self.unit.as_str() {
+            "count" => format!("{number} {}", self.what),
+            "fraction" => format!("{}: {number}", self.what),
+            unit => format!("{}: {number} {unit}", self.what),
+        }
+    }
 }
 
 impl InspectResults {

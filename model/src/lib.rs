@@ -14,6 +14,7 @@ pub mod compare;
 pub mod comparison;
 pub mod first_touch;
 pub mod inspect;
+pub mod kind;
 pub mod latency;
 pub mod limits;
 pub mod load;

@@ -156,34 +156,21 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             }
             _ => {}
         }
-        if let Some(Results::FirstTouch(ft)) = &e.results {
-            expect_name(e, crate::first_touch::EXPERIMENT).map_err(|m| (at("name"), m))?;
-            faults_fit_pages(ft).map_err(|(f, m)| (at(&format!("results.first-touch.{f}")), m))?;
-        }
-        let os_on_hot_path = match &e.results {
-            Some(Results::Tail(_)) => Some(crate::tail::EXPERIMENT),
-            Some(Results::Alloc(_)) => Some(crate::alloc::EXPERIMENT),
-            Some(Results::Syscall(_)) => Some(crate::syscall::EXPERIMENT),
-            Some(Results::Noise(_)) => Some(crate::noise::EXPERIMENT),
-            Some(Results::Numa(_)) => Some(crate::numa::EXPERIMENT),
-            _ => None,
-        };
-        if let Some(name) = os_on_hot_path {
-            expect_name(e, name).map_err(|m| (at("name"), m))?;
-        }
-        let translation = match &e.results {
-            Some(Results::Staircase(_)) => Some(crate::translation::STAIRCASE),
-            Some(Results::TlbReach(_)) => Some(crate::translation::TLB_REACH),
-            Some(Results::Thp(_)) => Some(crate::translation::THP),
-            _ => None,
-        };
-        if let Some(name) = translation {
-            expect_name(e, name).map_err(|m| (at("name"), m))?;
-        }
-        if let Some(Results::Inspect(r)) = &e.results {
-            expect_name(e, crate::inspect::EXPERIMENT).map_err(|m| (at("name"), m))?;
-            r.check()
-                .map_err(|(f, m)| (at(&format!("results.inspect.{f}")), m))?;
+        let Some(results) = &e.results else { continue };
+        expect_name(e, results.kind().name()).map_err(|m| (at("name"), m))?;
+        // Rules of one kind's content that serde cannot express.
+        let field = |f: &str| at(&format!("results.{}.{f}", results.kind().name()));
+        match results {
+            Results::FirstTouch(ft) => faults_fit_pages(ft).map_err(|(f, m)| (field(&f), m))?,
+            Results::Inspect(r) => r.check().map_err(|(f, m)| (field(&f), m))?,
+            Results::Tail(_)
+            | Results::Alloc(_)
+            | Results::Syscall(_)
+            | Results::Noise(_)
+            | Results::Numa(_)
+            | Results::Staircase(_)
+            | Results::TlbReach(_)
+            | Results::Thp(_) => {}
         }
     }
     Ok(())

@@ -9,7 +9,7 @@ use crate::compare::Verdict;
 use crate::stats::Summary;
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
-pub const EXPERIMENT: &str = "noise";
+pub const EXPERIMENT: &str = crate::Kind::Noise.name();
 
 /// One batch of runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

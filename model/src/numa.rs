@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
-pub const EXPERIMENT: &str = "numa";
+pub const EXPERIMENT: &str = crate::Kind::Numa.name();
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::AllocResults;
+use crate::experiment_kinds;
 use crate::first_touch::FirstTouchResults;
 use crate::inspect::InspectResults;
 use crate::machine::MachineContext;
@@ -72,104 +73,9 @@ impl RunFile {
         self.experiments.iter().find(|e| e.name == name)
     }
 
-    /// The first-touch results, if that experiment ran and succeeded.
-    pub fn first_touch(&self) -> Option<&FirstTouchResults> {
-        match self
-            .experiment(crate::first_touch::EXPERIMENT)?
-            .results
-            .as_ref()?
-        {
-            Results::FirstTouch(ft) => Some(ft),
-            _ => None,
-        }
-    }
-
-    /// The tail results, if that experiment ran.
-    pub fn tail(&self) -> Option<&TailResults> {
-        match self.experiment(crate::tail::EXPERIMENT)?.results.as_ref()? {
-            Results::Tail(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The allocator results, if that experiment ran.
-    pub fn alloc(&self) -> Option<&AllocResults> {
-        match self
-            .experiment(crate::alloc::EXPERIMENT)?
-            .results
-            .as_ref()?
-        {
-            Results::Alloc(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The syscall-floor results, if that experiment ran.
-    pub fn syscall(&self) -> Option<&SyscallResults> {
-        match self
-            .experiment(crate::syscall::EXPERIMENT)?
-            .results
-            .as_ref()?
-        {
-            Results::Syscall(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The noise results, if that experiment ran.
-    pub fn noise(&self) -> Option<&NoiseResults> {
-        match self
-            .experiment(crate::noise::EXPERIMENT)?
-            .results
-            .as_ref()?
-        {
-            Results::Noise(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The NUMA results: also present when it was skipped (the topology).
-    pub fn numa(&self) -> Option<&NumaResults> {
-        match self.experiment(crate::numa::EXPERIMENT)?.results.as_ref()? {
-            Results::Numa(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The staircase results, if that experiment ran and succeeded.
-    pub fn staircase(&self) -> Option<&StaircaseResults> {
-        match self.results_of(crate::translation::STAIRCASE)? {
-            Results::Staircase(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The tlb-reach results, if that experiment ran and succeeded.
-    pub fn tlb_reach(&self) -> Option<&TlbReachResults> {
-        match self.results_of(crate::translation::TLB_REACH)? {
-            Results::TlbReach(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The thp results, if that experiment ran and succeeded.
-    pub fn thp(&self) -> Option<&ThpResults> {
-        match self.results_of(crate::translation::THP)? {
-            Results::Thp(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The `collector inspect` results, if this file is one.
-    pub fn inspect(&self) -> Option<&InspectResults> {
-        match self.results_of(crate::inspect::EXPERIMENT)? {
-            Results::Inspect(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    fn results_of(&self, name: &str) -> Option<&Results> {
-        self.experiment(name)?.results.as_ref()
+    /// The results of experiment `kind`, if the file has them.
+    pub fn results_of(&self, kind: Kind) -> Option<&Results> {
+        self.experiment(kind.name())?.results.as_ref()
     }
 
     /// A short human label: the run id or the reference's name.
@@ -234,26 +140,27 @@ impl ExperimentRecord {
     }
 }
 
-/// Typed results, one variant per experiment kind, written as
-/// `{"first-touch": {...}}`. (An externally tagged enum, unlike an internally
-/// tagged one, lets a load error name the exact inner field.)
-// A run holds one of each at most and is read a handful of times: boxing
-// the largest would only add noise to every match.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Results {
-    FirstTouch(FirstTouchResults),
-    Tail(TailResults),
-    Alloc(AllocResults),
-    Syscall(SyscallResults),
-    Noise(NoiseResults),
-    Numa(NumaResults),
-    Staircase(StaircaseResults),
-    TlbReach(TlbReachResults),
-    Thp(ThpResults),
+experiment_kinds! {
+    /// First touch by allocation mode.
+    FirstTouch(FirstTouchResults) = "first-touch", first_touch;
+    /// Per-iteration latency of a loop walking into fresh memory.
+    Tail(TailResults) = "tail", tail;
+    /// malloc + free per glibc path.
+    Alloc(AllocResults) = "alloc", alloc;
+    /// The syscall floor.
+    Syscall(SyscallResults) = "syscall", syscall;
+    /// Run-to-run noise and the scheduling levers in force.
+    Noise(NoiseResults) = "noise", noise;
+    /// NUMA first-touch placement (the topology also when skipped).
+    Numa(NumaResults) = "numa", numa;
+    /// Latency against region size, 4 KiB and huge pages.
+    Staircase(StaircaseResults) = "staircase", staircase;
+    /// Latency against pages touched, data kept small.
+    TlbReach(TlbReachResults) = "tlb-reach", tlb_reach;
+    /// 4 KiB vs huge pages at two sizes, MADV_COLLAPSE, MAP_HUGETLB.
+    Thp(ThpResults) = "thp", thp;
     /// `collector inspect PID`: a live process, not a benchmark.
-    Inspect(InspectResults),
+    Inspect(InspectResults) = "inspect", inspect;
 }
 
 /// A premise an experiment checked with a counter, kept as data so a failed

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::latency::Latency;
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
-pub const EXPERIMENT: &str = "syscall";
+pub const EXPERIMENT: &str = crate::Kind::Syscall.name();
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -8,7 +8,7 @@ use crate::latency::Latency;
 use crate::stats::Summary;
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
-pub const EXPERIMENT: &str = "tail";
+pub const EXPERIMENT: &str = crate::Kind::Tail.name();
 
 /// How the memory the hot loop walks into was prepared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -10,12 +10,12 @@ use crate::machine::ThpSettings;
 use crate::stats::Summary;
 
 /// `collector run staircase`: ns per load vs region size.
-pub const STAIRCASE: &str = "staircase";
+pub const STAIRCASE: &str = crate::Kind::Staircase.name();
 /// `collector run tlb-reach`: ns per load vs pages touched, one line per page.
-pub const TLB_REACH: &str = "tlb-reach";
+pub const TLB_REACH: &str = crate::Kind::TlbReach.name();
 /// `collector run thp`: 4 KiB vs huge pages at large sizes, and what the
 /// kernel actually granted.
-pub const THP: &str = "thp";
+pub const THP: &str = crate::Kind::Thp.name();
 
 /// How the chased region is backed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

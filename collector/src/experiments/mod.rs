@@ -12,7 +12,7 @@ pub(crate) mod translation;
 
 use std::time::Instant;
 
-use pagewalk_model::{Check, ExperimentRecord, MachineContext, Results, Status};
+use pagewalk_model::{Check, ExperimentRecord, Kind, MachineContext, Results, Status};
 
 use crate::cli::Settings;
 use crate::interrupt;
@@ -37,59 +37,82 @@ pub enum Outcome {
 }
 
 pub struct Experiment {
-    pub name: &'static str,
+    pub kind: Kind,
     pub description: &'static str,
     run: fn(&Env) -> Result<Outcome, String>,
 }
 
-pub const ALL: &[Experiment] = &[Experiment {
-    name: pagewalk_model::first_touch::EXPERIMENT,
-    description: "cost of touching fresh anonymous memory, per way of allocating it (mmap, THP, MAP_POPULATE, malloc, calloc, Vec)",
-    run: first_touch::run,
-},
-Experiment {
-    name: pagewalk_model::translation::STAIRCASE,
-    description: "dependent pointer chase, ns per load from 4 KiB to 1 GiB, with 4 KiB and huge pages: the cache and TLB staircases, bends vs CPUID",
-    run: translation::staircase::run,
-},
-Experiment {
-    name: pagewalk_model::translation::TLB_REACH,
-    description: "one cache line per page, data kept in cache, 8 to thousands of pages: translation alone, with 4 KiB and huge pages",
-    run: translation::tlb_reach::run,
-},
-Experiment {
-    name: pagewalk_model::translation::THP,
-    description: "4 KiB vs huge pages at 256 MiB and 1 GiB: what THP actually granted, MADV_COLLAPSE, buddyinfo, a MAP_HUGETLB attempt",
-    run: translation::thp::run,
-},
-Experiment {
-    name: pagewalk_model::tail::EXPERIMENT,
-    description: "per-iteration latency of a loop walking into fresh memory, as written vs pre-faulted (MAP_POPULATE, early touch, mlockall): p50 to p99.9, max, mean",
-    run: tail::run,
-},
-Experiment {
-    name: pagewalk_model::alloc::EXPERIMENT,
-    description: "malloc + free per glibc path (tcache, bins, mmap with the threshold raised, forced or pinned) and a pool, with mmap calls counted",
-    run: alloc::run,
-},
-Experiment {
-    name: pagewalk_model::syscall::EXPERIMENT,
-    description: "the syscall floor: clock_gettime (vDSO), getpid, open + close, getpid under strace, a thread wake-up",
-    run: syscall::run,
-},
-Experiment {
-    name: pagewalk_model::noise::EXPERIMENT,
-    description: "run-to-run noise of a fixed workload, pinned vs unpinned, A vs A vs A vs B; governor and scheduling levers in force",
-    run: noise::run,
-},
-Experiment {
-    name: pagewalk_model::numa::EXPERIMENT,
-    description: "NUMA first-touch placement, one thread vs parallel, checked with move_pages (skipped on one node)",
-    run: numa::run,
-}];
+impl Experiment {
+    /// What `collector run` does for `kind`; `None` for a kind that is not
+    /// a measurement of the machine. Exhaustive: a new kind in the model's
+    /// list does not compile until it is decided here.
+    pub fn of(kind: Kind) -> Option<Experiment> {
+        match kind {
+        Kind::FirstTouch => Some(Experiment {
+            kind,
+            description: "cost of touching fresh anonymous memory, per way of allocating it (mmap, THP, MAP_POPULATE, malloc, calloc, Vec)",
+            run: first_touch::run,
+        }),
+        Kind::Staircase => Some(Experiment {
+            kind,
+            description: "dependent pointer chase, ns per load from 4 KiB to 1 GiB, with 4 KiB and huge pages: the cache and TLB staircases, bends vs CPUID",
+            run: translation::staircase::run,
+        }),
+        Kind::TlbReach => Some(Experiment {
+            kind,
+            description: "one cache line per page, data kept in cache, 8 to thousands of pages: translation alone, with 4 KiB and huge pages",
+            run: translation::tlb_reach::run,
+        }),
+        Kind::Thp => Some(Experiment {
+            kind,
+            description: "4 KiB vs huge pages at 256 MiB and 1 GiB: what THP actually granted, MADV_COLLAPSE, buddyinfo, a MAP_HUGETLB attempt",
+            run: translation::thp::run,
+        }),
+        Kind::Tail => Some(Experiment {
+            kind,
+            description: "per-iteration latency of a loop walking into fresh memory, as written vs pre-faulted (MAP_POPULATE, early touch, mlockall): p50 to p99.9, max, mean",
+            run: tail::run,
+        }),
+        Kind::Alloc => Some(Experiment {
+            kind,
+            description: "malloc + free per glibc path (tcache, bins, mmap with the threshold raised, forced or pinned) and a pool, with mmap calls counted",
+            run: alloc::run,
+        }),
+        Kind::Syscall => Some(Experiment {
+            kind,
+            description: "the syscall floor: clock_gettime (vDSO), getpid, open + close, getpid under strace, a thread wake-up",
+            run: syscall::run,
+        }),
+        Kind::Noise => Some(Experiment {
+            kind,
+            description: "run-to-run noise of a fixed workload, pinned vs unpinned, A vs A vs A vs B; governor and scheduling levers in force",
+            run: noise::run,
+        }),
+        Kind::Numa => Some(Experiment {
+            kind,
+            description: "NUMA first-touch placement, one thread vs parallel, checked with move_pages (skipped on one node)",
+            run: numa::run,
+        }),
+            // Written by `collector inspect PID`, not by `run`.
+            Kind::Inspect => None,
+        }
+    }
 
-pub fn find(name: &str) -> Option<&'static Experiment> {
-    ALL.iter().find(|e| e.name == name)
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+}
+
+/// Every experiment `collector run --all` runs, in the model's order.
+pub fn all() -> Vec<Experiment> {
+    Kind::ALL
+        .iter()
+        .filter_map(|&k| Experiment::of(k))
+        .collect()
+}
+
+pub fn find(name: &str) -> Option<Experiment> {
+    Experiment::of(Kind::from_name(name)?)
 }
 
 impl Experiment {
@@ -98,7 +121,7 @@ impl Experiment {
         let outcome = (self.run)(env);
         let duration_s = Some(start.elapsed().as_secs_f64());
         let record = |status, reason, checks, results| ExperimentRecord {
-            name: self.name.to_string(),
+            name: self.name().to_string(),
             status,
             reason,
             duration_s,

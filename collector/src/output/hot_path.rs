@@ -7,35 +7,13 @@ use std::fmt::Write;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use pagewalk_model::{
-    AllocResults, ComparisonKind, CountMethod, Latency, NoiseResults, NumaResults, Results, Stat,
-    SyscallOp, SyscallResults, TailResults, TailVariant,
+    AllocResults, ComparisonKind, CountMethod, Latency, NoiseResults, NumaResults, Stat, SyscallOp,
+    SyscallResults, TailResults, TailVariant,
 };
 
 use crate::guard::human;
 
 /// Whether [`render`] writes this kind of results.
-pub fn handles(r: &Results) -> bool {
-    matches!(
-        r,
-        Results::Tail(_)
-            | Results::Alloc(_)
-            | Results::Syscall(_)
-            | Results::Noise(_)
-            | Results::Numa(_)
-    )
-}
-
-pub fn render(out: &mut String, name: &str, took: &str, r: &Results) {
-    let _ = match r {
-        Results::Tail(t) => tail(out, name, took, t),
-        Results::Alloc(a) => alloc(out, name, took, a),
-        Results::Syscall(s) => syscall(out, name, took, s),
-        Results::Noise(n) => noise(out, name, took, n),
-        Results::Numa(n) => numa(out, name, took, n),
-        _ => Ok(()),
-    };
-}
-
 /// `440 ns`, `2.32 µs`, `1.51 ms`.
 pub fn ns(v: f64) -> String {
     pagewalk_model::units::duration_ns(v)
@@ -68,7 +46,7 @@ fn stat_cells(l: Option<&Latency>, stats: &[Stat]) -> Vec<String> {
         .collect()
 }
 
-fn tail(out: &mut String, name: &str, took: &str, t: &TailResults) -> std::fmt::Result {
+pub fn tail(out: &mut String, name: &str, took: &str, t: &TailResults) -> std::fmt::Result {
     writeln!(
         out,
         "{name}: ok{took}: {} iterations x {} repetition(s), {} fresh bytes each (1 in {} meets a new page)",
@@ -115,7 +93,7 @@ fn tail(out: &mut String, name: &str, took: &str, t: &TailResults) -> std::fmt::
     Ok(())
 }
 
-fn alloc(out: &mut String, name: &str, took: &str, a: &AllocResults) -> std::fmt::Result {
+pub fn alloc(out: &mut String, name: &str, took: &str, a: &AllocResults) -> std::fmt::Result {
     writeln!(out, "{name}: ok{took}: ns per malloc + free, over batches")?;
     let mut tab = table(&[
         "path",
@@ -161,7 +139,7 @@ fn method(m: CountMethod) -> &'static str {
     }
 }
 
-fn syscall(out: &mut String, name: &str, took: &str, s: &SyscallResults) -> std::fmt::Result {
+pub fn syscall(out: &mut String, name: &str, took: &str, s: &SyscallResults) -> std::fmt::Result {
     writeln!(out, "{name}: ok{took}: ns per call, over batches")?;
     let mut tab = table(&["operation", "p50", "p99", "max"]);
     for op in &s.ops {
@@ -202,7 +180,7 @@ fn syscall(out: &mut String, name: &str, took: &str, s: &SyscallResults) -> std:
     )
 }
 
-fn noise(out: &mut String, name: &str, took: &str, n: &NoiseResults) -> std::fmt::Result {
+pub fn noise(out: &mut String, name: &str, took: &str, n: &NoiseResults) -> std::fmt::Result {
     writeln!(
         out,
         "{name}: ok{took}: {} runs per batch of {} hash rounds{}",
@@ -276,7 +254,7 @@ fn noise(out: &mut String, name: &str, took: &str, n: &NoiseResults) -> std::fmt
     )
 }
 
-fn numa(out: &mut String, name: &str, took: &str, n: &NumaResults) -> std::fmt::Result {
+pub fn numa(out: &mut String, name: &str, took: &str, n: &NumaResults) -> std::fmt::Result {
     writeln!(
         out,
         "{name}: ok{took}: {} nodes, {} pages per placement",

@@ -7,70 +7,62 @@ use std::fmt::Write;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use pagewalk_model::{
-    Agreement, ChasePoint, CounterStatus, Curve, Geometry, Regime, Results, Step, ThpResults,
+    Agreement, ChasePoint, CounterStatus, Curve, Geometry, Regime, StaircaseResults, Step,
+    ThpResults, TlbReachResults,
 };
 
 use crate::guard::human;
 
-pub fn handles(r: &Results) -> bool {
-    matches!(
-        r,
-        Results::Staircase(_) | Results::TlbReach(_) | Results::Thp(_)
-    )
+pub fn staircase(out: &mut String, name: &str, took: &str, s: &StaircaseResults) {
+    let _ = writeln!(
+        out,
+        "{name}: ok{took}: {} to {}, {} repetition(s), ns per load (medians)",
+        human(
+            s.curves
+                .iter()
+                .filter_map(|c| c.points.first())
+                .map(|p| p.region_bytes)
+                .min()
+                .unwrap_or(0)
+        ),
+        human(s.max_bytes.unwrap_or(0)),
+        s.repetitions.unwrap_or(0)
+    );
+    if let Some(note) = &s.size_note {
+        let _ = writeln!(out, "  size: {note}");
+    }
+    let bytes = |p: &ChasePoint| p.region_bytes as f64;
+    curves(out, &s.curves, bytes, &|x| human(x as u64));
+    steps(
+        out,
+        &s.steps,
+        &|x| human(x as u64),
+        &s.agreement,
+        &s.geometry,
+    );
+    counters(out, s.counters.as_ref());
 }
 
-pub fn render(out: &mut String, name: &str, took: &str, r: &Results) {
-    match r {
-        Results::Staircase(s) => {
-            let _ = writeln!(
-                out,
-                "{name}: ok{took}: {} to {}, {} repetition(s), ns per load (medians)",
-                human(
-                    s.curves
-                        .iter()
-                        .filter_map(|c| c.points.first())
-                        .map(|p| p.region_bytes)
-                        .min()
-                        .unwrap_or(0)
-                ),
-                human(s.max_bytes.unwrap_or(0)),
-                s.repetitions.unwrap_or(0)
-            );
-            if let Some(note) = &s.size_note {
-                let _ = writeln!(out, "  size: {note}");
-            }
-            let bytes = |p: &ChasePoint| p.region_bytes as f64;
-            curves(out, &s.curves, bytes, &|x| human(x as u64));
-            steps(
-                out,
-                &s.steps,
-                &|x| human(x as u64),
-                &s.agreement,
-                &s.geometry,
-            );
-            counters(out, s.counters.as_ref());
-        }
-        Results::TlbReach(t) => {
-            let _ = writeln!(
-                out,
-                "{name}: ok{took}: one line per page, data <= {}, {} repetition(s), ns per load (medians)",
-                human(t.data_limit_bytes),
-                t.repetitions
-            );
-            let pages = |p: &ChasePoint| p.pages.unwrap_or(0) as f64;
-            curves(out, &t.curves, pages, &|x| format!("{x} pages"));
-            steps(
-                out,
-                &t.steps,
-                &|x| format!("{x:.0} pages"),
-                &t.agreement,
-                &t.geometry,
-            );
-            counters(out, t.counters.as_ref());
-        }
-        Results::Thp(t) => thp(out, name, took, t),
-        _ => {}
+pub fn tlb_reach(out: &mut String, name: &str, took: &str, t: &TlbReachResults) {
+    let _ = writeln!(
+        out,
+        "{name}: ok{took}: one line per page, data <= {}, {} repetition(s), ns per load (medians)",
+        human(t.data_limit_bytes),
+        t.repetitions
+    );
+    if let Some(note) = &t.size_note {
+        let _ = writeln!(out, "  size: {note}");
     }
+    let pages = |p: &ChasePoint| p.pages.unwrap_or(0) as f64;
+    curves(out, &t.curves, pages, &|x| format!("{x} pages"));
+    steps(
+        out,
+        &t.steps,
+        &|x| format!("{x:.0} pages"),
+        &t.agreement,
+        &t.geometry,
+    );
+    counters(out, t.counters.as_ref());
 }
 
 /// Both regimes side by side at every power-of-two x (the full curve is in
@@ -173,7 +165,7 @@ fn counters(out: &mut String, c: Option<&CounterStatus>) {
     }
 }
 
-fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
+pub fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
     let _ = writeln!(
         out,
         "{name}: ok{took}: THP enabled={} defrag={}, {} repetition(s), ns per load (medians)",
