@@ -99,7 +99,7 @@ fn stair_view_sizes_geometry_and_agreement() {
         "{out}"
     );
     assert!(
-        out.contains("[39.19 KiB cache L1d cache (32 KiB)]"),
+        out.contains("[39.2 KiB cache L1d cache (32 KiB)]"),
         "{out}"
     );
     // Nothing known near it and no twin on the huge-page curve: the label

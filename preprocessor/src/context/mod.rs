@@ -4,10 +4,11 @@
 //! Every documented key is present, `null` when the run lacks the value, so
 //! the helpers can tell a typo (a missing key: build error) from an honest
 //! gap (null: rendered as "n/a"). Each experiment has its own module with a
-//! `view(run) -> Value`, listed once in [`VIEWS`].
+//! `view(run) -> Value`, chosen per kind in `View::of`.
 
 mod alloc;
 mod first_touch;
+mod inspect;
 mod latency;
 mod noise;
 mod numa;
@@ -19,7 +20,7 @@ mod tlb_reach;
 mod translation;
 pub mod verdict;
 
-use pagewalk_model::{MachineContext, Provenance, RunFile, UtcTime};
+use pagewalk_model::{Kind, MachineContext, Provenance, RunFile, UtcTime};
 use serde_json::{json, Map, Value};
 
 use crate::DataSet;
@@ -28,57 +29,35 @@ use crate::DataSet;
 /// reads, and how to build it from a run file.
 struct View {
     key: &'static str,
-    experiment: &'static str,
+    kind: Kind,
     build: fn(&RunFile) -> Value,
 }
 
-const VIEWS: &[View] = &[
-    View {
-        key: "ft",
-        experiment: pagewalk_model::first_touch::EXPERIMENT,
-        build: first_touch::view,
-    },
-    View {
-        key: "stair",
-        experiment: pagewalk_model::translation::STAIRCASE,
-        build: staircase::view,
-    },
-    View {
-        key: "tlb",
-        experiment: pagewalk_model::translation::TLB_REACH,
-        build: tlb_reach::view,
-    },
-    View {
-        key: "thp",
-        experiment: pagewalk_model::translation::THP,
-        build: thp::view,
-    },
-    View {
-        key: "tail",
-        experiment: pagewalk_model::tail::EXPERIMENT,
-        build: tail::view,
-    },
-    View {
-        key: "alloc",
-        experiment: pagewalk_model::alloc::EXPERIMENT,
-        build: alloc::view,
-    },
-    View {
-        key: "syscall",
-        experiment: pagewalk_model::syscall::EXPERIMENT,
-        build: syscall::view,
-    },
-    View {
-        key: "noise",
-        experiment: pagewalk_model::noise::EXPERIMENT,
-        build: noise::view,
-    },
-    View {
-        key: "numa",
-        experiment: pagewalk_model::numa::EXPERIMENT,
-        build: numa::view,
-    },
-];
+impl View {
+    /// The chapters' view of `kind`. Exhaustive: a new kind in the model's
+    /// list does not compile until its view (or its absence) is decided.
+    fn of(kind: Kind) -> Option<View> {
+        let view = |key, build| Some(View { key, kind, build });
+        match kind {
+            Kind::FirstTouch => view("ft", first_touch::view),
+            Kind::Staircase => view("stair", staircase::view),
+            Kind::TlbReach => view("tlb", tlb_reach::view),
+            Kind::Thp => view("thp", thp::view),
+            Kind::Tail => view("tail", tail::view),
+            Kind::Alloc => view("alloc", alloc::view),
+            Kind::Syscall => view("syscall", syscall::view),
+            Kind::Noise => view("noise", noise::view),
+            Kind::Numa => view("numa", numa::view),
+            // An inspection is a file of its own, not part of the shown
+            // run: it has its own key (see `build`).
+            Kind::Inspect => None,
+        }
+    }
+
+    fn all() -> impl Iterator<Item = View> {
+        Kind::ALL.iter().filter_map(|&k| View::of(k))
+    }
+}
 
 /// Published sources and the context key each is filed under.
 const SOURCES: &[(&str, &str)] = &[("R1", "r1"), ("R2", "r2")];
@@ -90,17 +69,18 @@ pub fn build(data: &DataSet) -> Value {
         "run".into(),
         run.map_or(Value::Null, |r| run_info(r, data.own)),
     );
-    for view in VIEWS {
+    for view in View::all() {
         root.insert(view.key.into(), run.map_or(Value::Null, view.build));
     }
     verdict::add(&mut root);
+    // Not a view of the shown run: the inspection is a file of its own.
+    root.insert("inspect".into(), inspect::view(data.inspection.as_ref()));
     // `r1.ft`, `r2.staircase`, ...: each view from the source's file that
     // reports that experiment, null where the source has none.
     for (source, key) in SOURCES {
-        let mut views: Map<String, Value> = VIEWS
-            .iter()
+        let mut views: Map<String, Value> = View::all()
             .map(|v| {
-                let file = data.reference_with(source, v.experiment);
+                let file = data.reference_with(source, v.kind.name());
                 (v.key.to_string(), file.map_or(Value::Null, v.build))
             })
             .collect();
