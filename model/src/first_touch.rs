@@ -124,6 +124,18 @@ impl Phase {
     }
 }
 
+/// What a Rust form's allocator calls are expected to be, as the names of
+/// the first-touch check that records them (`resize-zero: ...`). Which call
+/// a form reaches is the compiler's choice: a finding, not a premise.
+pub const ZEROED_PATH: &str = "one alloc_zeroed, no alloc (a zeroed allocation, no memset)";
+pub const PLAIN_PATH: &str = "one alloc, no alloc_zeroed (alloc + memset(1))";
+
+/// True for the check recording which allocator call a Rust form reached.
+pub fn is_allocator_path_check(name: &str) -> bool {
+    name.split_once(": ")
+        .is_some_and(|(_, what)| what == ZEROED_PATH || what == PLAIN_PATH)
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstTouchResults {
     /// The size asked for (`--size` or the default).

@@ -118,11 +118,14 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         ));
     }
     check_tree(&value, memory_bytes(&value)).map_err(|(f, m)| err(Some(f), m))?;
-    let run: RunFile = serde_path_to_error::deserialize(value).map_err(|e| {
+    let mut run: RunFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let field = (path != ".").then_some(path);
         err(field, e.into_inner().to_string())
     })?;
+    if version < 3 {
+        upgrade_from_v2(&mut run);
+    }
     validate(&run).map_err(|(field, msg)| err(Some(field), msg))?;
     Ok(run)
 }
@@ -174,6 +177,19 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         }
     }
     Ok(())
+}
+
+/// Files before version 3 recorded which allocator call a Rust form
+/// reached as a premise check; it is a finding about the compiler (see
+/// [`crate::Check::finding`]), and reads as one.
+fn upgrade_from_v2(run: &mut RunFile) {
+    for e in &mut run.experiments {
+        for c in &mut e.checks {
+            if crate::first_touch::is_allocator_path_check(&c.name) {
+                c.finding = true;
+            }
+        }
+    }
 }
 
 fn validate_provenance(p: &Provenance) -> Result<(), (String, String)> {

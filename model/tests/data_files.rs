@@ -40,3 +40,28 @@ fn reference_first_touch_arithmetic_closes() {
     let huge = first.thp.unwrap().thp_fault_alloc as u64;
     assert_eq!(first.minor_faults, Some(ft.pages - 511 * huge));
 }
+
+/// The example run was written before findings existed: which allocator
+/// call `resize(n, 0)` reached is read as a finding, never a failed check.
+#[test]
+fn an_older_files_allocator_path_checks_read_as_findings() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/example");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let run = pagewalk_model::read_run(&entry.unwrap().path()).unwrap();
+        let Some(ft) = run.experiment("first-touch") else {
+            continue;
+        };
+        assert!(
+            ft.failed_checks()
+                .all(|c| !pagewalk_model::first_touch::is_allocator_path_check(&c.name)),
+            "{:?}",
+            ft.failed_checks().collect::<Vec<_>>()
+        );
+        if run.schema_version < 3 {
+            assert!(
+                ft.findings().count() >= 1,
+                "the Rust forms' paths are findings"
+            );
+        }
+    }
+}

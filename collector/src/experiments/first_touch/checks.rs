@@ -61,11 +61,8 @@ pub fn for_mode(result: &ModeResult, pages: u64, stride: u64) -> Vec<Check> {
 
     if is_rust(mode) {
         let (zeroed, want) = match mode {
-            Mode::ResizeOne => (false, "one alloc, no alloc_zeroed (alloc + memset(1))"),
-            _ => (
-                true,
-                "one alloc_zeroed, no alloc (a zeroed allocation, no memset)",
-            ),
+            Mode::ResizeOne => (false, pagewalk_model::first_touch::PLAIN_PATH),
+            _ => (true, pagewalk_model::first_touch::ZEROED_PATH),
         };
         let path_ok = |c: &AllocatorCalls| {
             c.realloc == 0
