@@ -1,13 +1,20 @@
 //! Address translation, measured: the latency staircase (`staircase`), the
 //! TLB reach with the data held in cache (`tlb-reach`) and huge pages at
 //! large sizes (`thp`). All three time the same dependent pointer chase, in
-//! two page regimes, so they share [`ChasePoint`] and [`Regime`].
+//! two page regimes, so they share [`ChasePoint`] and [`Regime`], defined
+//! here; each experiment's results are in a file of their own.
 
 use serde::{Deserialize, Serialize};
 
-use crate::first_touch::MemorySnapshot;
-use crate::machine::ThpSettings;
 use crate::stats::Summary;
+
+mod staircase;
+mod thp;
+mod tlb_reach;
+
+pub use staircase::StaircaseResults;
+pub use thp::{HugetlbAttempt, HugetlbReservation, ThpResults, ThpSize};
+pub use tlb_reach::TlbReachResults;
 
 /// `collector run staircase`: ns per load vs region size.
 pub const STAIRCASE: &str = crate::Kind::Staircase.name();
@@ -292,152 +299,7 @@ pub struct ValueRange {
     pub max: f64,
 }
 
-/// `staircase` results. The run parameters are absent in published
-/// figures, whose source did not give them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StaircaseResults {
-    /// The largest region asked for and the largest used (the memory guard
-    /// may scale it down; then `size_note` says why).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requested_max_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_note: Option<String>,
-    /// One pointer per slot of this many bytes (64: one per cache line).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stride_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repetitions: Option<u32>,
-    /// Seed of the chase permutation (`pagewalk_analysis::chase::cycle`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
-    /// `small` and `huge`, on the same sizes. Empty for published figures.
-    pub curves: Vec<Curve>,
-    /// Steps found in the curves, classified by comparing the regimes.
-    pub steps: Vec<Step>,
-    pub geometry: Geometry,
-    /// Each CPUID/sysfs bend next to the measured step, where there is one.
-    pub agreement: Vec<Agreement>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counters: Option<CounterStatus>,
-    /// Published figures (reference files only).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub published: Vec<PublishedLevel>,
-}
-
-impl StaircaseResults {
-    pub fn curve(&self, regime: Regime) -> Option<&Curve> {
-        curve_of(&self.curves, regime)
-    }
-}
-
 /// The curve of `regime`, in either sweep's curves.
 fn curve_of(curves: &[Curve], regime: Regime) -> Option<&Curve> {
     curves.iter().find(|c| c.regime == regime)
-}
-
-/// `tlb-reach` results: one cache line per 4 KiB page, lines spread over
-/// cache sets, so the data stays cached while the page count grows.
-///
-/// The fields it shares with [`StaircaseResults`] (curves to counters) are
-/// spelled out in both rather than in a `#[serde(flatten)]` struct: flatten
-/// would lose the field path a load error names (`serde_path_to_error`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TlbReachResults {
-    /// Line offset step: page `i` holds its line at `(i * k) mod 64`.
-    pub line_step: u64,
-    pub repetitions: u32,
-    pub seed: u64,
-    /// The data every point touches stays at or below this (half of L2
-    /// when L2 is known): the premise that only translation changes.
-    pub data_limit_bytes: u64,
-    /// Why fewer pages were chased than half of L2 allows: every page is
-    /// mapped and touched, and the memory guard scaled the span down.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_note: Option<String>,
-    /// `small` and `huge`; `ChasePoint::pages` is the x axis.
-    pub curves: Vec<Curve>,
-    pub steps: Vec<Step>,
-    pub geometry: Geometry,
-    pub agreement: Vec<Agreement>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counters: Option<CounterStatus>,
-}
-
-impl TlbReachResults {
-    pub fn curve(&self, regime: Regime) -> Option<&Curve> {
-        curve_of(&self.curves, regime)
-    }
-}
-
-/// `thp` results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThpResults {
-    pub settings: ThpSettings,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub repetitions: Option<u32>,
-    /// Free memory and `/proc/buddyinfo` before the experiment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory_before: Option<MemorySnapshot>,
-    pub sizes: Vec<ThpSize>,
-    /// Absent where a published source did not try it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hugetlb: Option<HugetlbAttempt>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub counters: Option<CounterStatus>,
-}
-
-/// One region size, chased with 4 KiB and with huge pages.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThpSize {
-    pub requested_bytes: u64,
-    pub size_bytes: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size_note: Option<String>,
-    /// Absent when the regime could not run (`skipped` says why).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub small: Option<ChasePoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub huge: Option<ChasePoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-}
-
-/// `mmap(MAP_HUGETLB)` from the hugetlbfs pool. With no pages reserved the
-/// attempt fails by design: that is the result, not an error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HugetlbAttempt {
-    pub page_bytes: u64,
-    /// The pool when the attempt was made.
-    pub nr_hugepages: u64,
-    pub free_hugepages: u64,
-    /// `--reserve-hugepages N`: what the collector set and restored.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reserved: Option<HugetlbReservation>,
-    /// The size tried (0 when nothing was tried).
-    pub size_bytes: u64,
-    pub mapped: bool,
-    /// The chase on the hugetlb region, when it mapped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub chase: Option<ChasePoint>,
-    /// In plain words: what happened and why.
-    pub outcome: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errno: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HugetlbReservation {
-    /// `--reserve-hugepages N` as given.
-    pub requested: u64,
-    /// Why fewer than `requested` were asked of the kernel: no more than the
-    /// attempt maps, nor more than the memory guard allows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capped: Option<String>,
-    /// What the kernel actually reserved (it may give fewer).
-    pub obtained: u64,
-    /// `nr_hugepages` before, written back afterwards.
-    pub previous: u64,
-    pub restored: bool,
 }

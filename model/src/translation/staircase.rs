@@ -1,0 +1,45 @@
+//! `staircase`: ns per load against region size, in both page regimes.
+
+use serde::{Deserialize, Serialize};
+
+use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, PublishedLevel, Regime, Step};
+
+/// `staircase` results. The run parameters are absent in published
+/// figures, whose source did not give them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StaircaseResults {
+    /// The largest region asked for and the largest used (the memory guard
+    /// may scale it down; then `size_note` says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_max_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_note: Option<String>,
+    /// One pointer per slot of this many bytes (64: one per cache line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<u32>,
+    /// Seed of the chase permutation (`pagewalk_analysis::chase::cycle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `small` and `huge`, on the same sizes. Empty for published figures.
+    pub curves: Vec<Curve>,
+    /// Steps found in the curves, classified by comparing the regimes.
+    pub steps: Vec<Step>,
+    pub geometry: Geometry,
+    /// Each CPUID/sysfs bend next to the measured step, where there is one.
+    pub agreement: Vec<Agreement>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CounterStatus>,
+    /// Published figures (reference files only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<PublishedLevel>,
+}
+
+impl StaircaseResults {
+    pub fn curve(&self, regime: Regime) -> Option<&Curve> {
+        curve_of(&self.curves, regime)
+    }
+}
