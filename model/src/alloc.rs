@@ -75,29 +75,23 @@ impl AllocResults {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AllocPathResult {
     pub path: AllocPath,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     /// Bytes asked of `malloc` (or the pool's block size).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
     /// What one operation does, e.g. `malloc(64) then free`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
     /// Operations timed in all, and per timed batch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_per_batch: Option<u64>,
     /// Nanoseconds per operation (one allocation and one free), one value
     /// per batch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<Latency>,
     /// Minor faults of the measuring thread per operation: a fresh mapping
     /// faults once (malloc writes its chunk header), a reused chunk not at all.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minor_faults_per_op: Option<f64>,
     /// `mmap` and `munmap` calls, as measured (by each method available).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -108,14 +102,12 @@ pub struct AllocPathResult {
 }
 
 /// `mmap` + `munmap` calls over `ops` operations, and how they were counted.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MappingCalls {
     pub method: CountMethod,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mmap: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub munmap: Option<u64>,
     /// `mmap + munmap`.
     pub total: u64,

@@ -136,6 +136,7 @@ pub fn is_allocator_path_check(name: &str) -> bool {
         .is_some_and(|(_, what)| what == ZEROED_PATH || what == PLAIN_PATH)
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FirstTouchResults {
     /// The size asked for (`--size` or the default).
@@ -143,7 +144,6 @@ pub struct FirstTouchResults {
     /// The size used: smaller when the memory guard scaled it down.
     pub size_bytes: u64,
     /// Why the size was scaled down, if it was.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_note: Option<String>,
     /// The touch stride: one byte is written per this many bytes.
     pub stride_bytes: u64,
@@ -152,7 +152,6 @@ pub struct FirstTouchResults {
     /// Repetitions per mode.
     pub repetitions: u32,
     /// Free memory and fragmentation before the experiment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_before: Option<MemorySnapshot>,
     pub modes: Vec<ModeResult>,
     /// A published source's own words for a figure the book derives from
@@ -168,11 +167,11 @@ impl FirstTouchResults {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemorySnapshot {
     pub mem_free_kib: u64,
     pub mem_available_kib: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swap_free_kib: Option<u64>,
     /// `/proc/buddyinfo`, one row per zone.
     pub buddyinfo: Vec<BuddyZone>,
@@ -210,11 +209,11 @@ pub struct BuddyZone {
 }
 
 /// All repetitions of one mode, with their summary.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModeResult {
     pub mode: Mode,
     /// Set when this mode could not run here; then `samples` is empty.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     /// Every repetition, in the order run.
     pub samples: Vec<Sample>,
@@ -227,15 +226,12 @@ pub struct ModeResult {
     pub later_runs: Vec<Sample>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModeSummary {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocation: Option<PhaseSummary>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_pass: Option<PhaseSummary>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub second_pass: Option<PhaseSummary>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anon_huge_pages_kib: Option<Summary>,
 }
 
@@ -249,32 +245,27 @@ impl ModeSummary {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSummary {
     pub wall_ns: Summary,
     pub ns_per_page: Summary,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minor_faults: Option<Summary>,
 }
 
 /// One repetition of one mode.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocation: Option<PhaseSample>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_pass: Option<PhaseSample>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub second_pass: Option<PhaseSample>,
     /// `Rss` from `/proc/self/smaps_rollup` after the passes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_kib: Option<u64>,
     /// `AnonHugePages` from `/proc/self/smaps_rollup` after the passes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anon_huge_pages_kib: Option<u64>,
     /// Calls into the Rust global allocator during the allocation phase
     /// (Rust forms only): proves which path a form took.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocator_calls: Option<AllocatorCalls>,
 }
 
@@ -288,6 +279,7 @@ impl Sample {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PhaseSample {
     pub wall_ns: f64,
@@ -295,21 +287,18 @@ pub struct PhaseSample {
     pub ns_per_page: f64,
     /// `ru_minflt` delta of the measuring thread (`RUSAGE_THREAD`, so no
     /// helper thread pollutes it). `None` where a source did not report it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub minor_faults: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub major_faults: Option<u64>,
     /// `/proc/vmstat` deltas (system-wide) over the phase.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thp: Option<ThpFaultCounters>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThpFaultCounters {
     pub thp_fault_alloc: i64,
     pub thp_fault_fallback: i64,
     /// Only on kernels that have the counter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thp_fault_fallback_charge: Option<i64>,
 }
 

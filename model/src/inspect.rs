@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// The experiment's name in a run file.
 pub const EXPERIMENT: &str = crate::Kind::Inspect.name();
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InspectResults {
     pub pid: u32,
@@ -21,7 +22,6 @@ pub struct InspectResults {
     pub observed_s: f64,
     pub interval_ms: f64,
     /// Why sampling stopped before the window ended, if it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_early: Option<String>,
     /// The timeline, one entry per interval (the first is the baseline).
     pub samples: Vec<ProcessSample>,
@@ -50,6 +50,7 @@ pub struct InspectResults {
 
 /// The process's counters at one instant. A field is `None` when its file
 /// could not be read (see [`InspectResults::unreadable`]).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessSample {
     /// Seconds since the first sample.
@@ -61,54 +62,38 @@ pub struct ProcessSample {
     /// The CPU it last ran on.
     pub cpu: u32,
     /// That CPU's `scaling_cur_freq`, kHz; absent without cpufreq.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_khz: Option<u64>,
     pub threads: u32,
     /// Context switches since the first sample, summed over threads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub voluntary_switches: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub involuntary_switches: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_kib: Option<u64>,
     /// Time its threads spent runnable but waiting for a CPU since the
     /// first sample, summed over threads (`task/*/schedstat`), ns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_queue_wait_ns: Option<u64>,
     /// Time its threads spent on a CPU, by the same accounting, ns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_cpu_ns: Option<u64>,
     /// `Anonymous` and `AnonHugePages` of `smaps_rollup`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anon_kib: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anon_huge_kib: Option<u64>,
 }
 
 /// Settings that decide which symptoms can happen at all.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SettingsInForce {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thp_enabled: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thp_defrag: Option<String>,
     /// CPU lists as the kernel prints them; empty when none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nohz_full: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolated: Option<String>,
     /// `-1`: real-time tasks are never throttled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched_rt_runtime_us: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched_rt_period_us: Option<i64>,
     /// `Cpus_allowed_list` and `Mems_allowed_list` of the process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpus_allowed: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mems_allowed: Option<String>,
     /// Scheduling policy number from `/proc/PID/stat` (1 FIFO, 2 RR).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<u32>,
 }
 

@@ -6,24 +6,17 @@ use serde::{Deserialize, Serialize};
 /// One distribution of durations, in nanoseconds. Every field is optional
 /// because a published source reports only some of them; the collector
 /// fills them all.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     /// How many values (iterations, operations or batches) it holds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p50_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p90_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p999_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_ns: Option<f64>,
     /// Counts per latency bucket, buckets in increasing order; empty when
     /// not recorded.

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// Recorded once per run. Fields the machine does not expose are `None`
 /// rather than guessed.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineContext {
     pub cpu: Cpu,
@@ -17,12 +18,10 @@ pub struct MachineContext {
     /// One entry per size under `/sys/kernel/mm/hugepages`.
     pub hugetlb_pools: Vec<HugetlbPool>,
     pub virtualization: Virtualization,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perf_event_paranoid: Option<i32>,
     pub pmu: PmuAccess,
     pub memory: MemoryInfo,
     /// Governor of CPU 0, if cpufreq is exposed (often not in a VM).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_governor: Option<String>,
     /// `/sys/devices/system/cpu/vulnerabilities/*`: name -> kernel's verdict.
     pub vulnerabilities: BTreeMap<String, String>,
@@ -40,13 +39,11 @@ pub struct Cpu {
 
 /// The selected value of each THP knob (the word in brackets in sysfs);
 /// `None` when the file is missing (no THP support).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThpSettings {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defrag: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub khugepaged_defrag: Option<String>,
 }
 
@@ -57,12 +54,12 @@ pub struct HugetlbPool {
     pub free_hugepages: u64,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Virtualization {
     /// CPUID leaf 1, ECX bit 31.
     pub hypervisor_bit: bool,
     /// CPUID leaf 0x4000_0000 vendor string, e.g. `KVMKVMKVM`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hypervisor_vendor: Option<String>,
 }
 
@@ -75,12 +72,12 @@ pub struct PmuAccess {
     pub detail: String,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemoryInfo {
     pub mem_total_kib: u64,
     pub mem_available_kib: u64,
     /// cgroup v2 `memory.max` of this process; `None` when unlimited or not
     /// visible.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup_limit_bytes: Option<u64>,
 }

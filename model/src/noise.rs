@@ -74,35 +74,27 @@ impl ComparisonKind {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoiseResults {
     /// What one run computes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<String>,
     /// Hash rounds per run, and per run of the longer workload.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longer_rounds: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs_per_batch: Option<u32>,
     /// The CPU the pinned batches ran on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned_cpu: Option<u32>,
     pub batches: Vec<NoiseBatch>,
     #[serde(default)]
     pub comparisons: Vec<Comparison>,
     /// Absent for a published source that did not describe it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frequency: Option<Frequency>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub levers: Option<SchedLevers>,
     /// On a hybrid part: median time pinned to the slowest core type over
     /// the fastest (from `cpu_capacity`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybrid_slowdown: Option<f64>,
     /// What was found about core types (or why no ratio was measured).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hybrid_detail: Option<String>,
 }
 
@@ -116,24 +108,20 @@ impl NoiseResults {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NoiseBatch {
     pub condition: Condition,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     /// Wall nanoseconds of each run, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns: Vec<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
     /// max/min of the runs (a published source may give only this).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<f64>,
     /// Standard deviation over mean.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cv: Option<f64>,
     /// Runs that ended on another CPU than they started on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migrated_runs: Option<u32>,
 }
 
@@ -146,55 +134,42 @@ pub struct Comparison {
 }
 
 /// What the machine says about CPU frequency.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Frequency {
     /// `/sys/devices/system/cpu/cpu0/cpufreq` exists.
     pub cpufreq_visible: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub governor: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cur_khz: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_khz: Option<u64>,
     /// `/sys/devices/system/cpu/cpufreq/boost` (1 = turbo allowed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boost: Option<String>,
 }
 
 /// The scheduling and isolation levers, and which of them this machine has
 /// in force or available. `None` where it could not be read.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SchedLevers {
     /// CPUs this process may run on (`taskset -p`), as a CPU list.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_cpus: Option<String>,
     /// Boot parameters from `/proc/cmdline`; `None` when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub isolcpus: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nohz_full: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcu_nocbs: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irqaffinity: Option<String>,
     /// RT throttling: an RT task may run `runtime` of every `period` µs
     /// (-1 runtime: no throttling).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched_rt_runtime_us: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched_rt_period_us: Option<i64>,
     /// Whether a thread of this process could switch itself to SCHED_FIFO
     /// (tried, then switched back).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched_fifo_permitted: Option<bool>,
     /// `/proc/irq/default_smp_affinity`, when readable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irq_default_affinity: Option<String>,
     /// cgroup v2 with the cpuset controller (`cpuset.cpus.partition`
     /// needs it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpuset_partitions: Option<bool>,
     /// Why partitions are or are not available.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpuset_detail: Option<String>,
 }

@@ -32,11 +32,11 @@ impl Placement {
 
 /// Also stored when the experiment is skipped (one node): the topology is
 /// what the chapter needs to say why.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NumaResults {
     pub nodes: Vec<NumaNode>,
     /// `/proc/sys/kernel/numa_balancing` (1: pages migrate under you).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub balancing: Option<String>,
     /// Bytes touched per placement (0 when none ran).
     pub region_bytes: u64,
@@ -50,12 +50,12 @@ impl NumaResults {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NumaNode {
     pub id: u32,
     /// CPU list, as the kernel writes it (`0-3,8-11`).
     pub cpus: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_total_kib: Option<u64>,
 }
 

@@ -16,13 +16,13 @@ use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
 
 /// A whole JSON file: one collector run, or a set of transcribed published
 /// reference figures.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunFile {
     pub schema_version: u32,
     pub provenance: Provenance,
     /// Absent for reference figures, whose machine is only described in prose
     /// (see [`Provenance::Reference`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineContext>,
     pub experiments: Vec<ExperimentRecord>,
 }
@@ -30,6 +30,7 @@ pub struct RunFile {
 /// Where the numbers came from. A reader must never mistake a transcribed
 /// published figure for something measured here, so the two are different
 /// variants, not a flag.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Provenance {
@@ -40,7 +41,6 @@ pub enum Provenance {
         run_id: String,
         /// RFC 3339, UTC.
         started_utc: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         finished_utc: Option<String>,
         /// `--quick`: smaller sizes and fewer repetitions.
         quick: bool,
@@ -110,21 +110,19 @@ impl Status {
 }
 
 /// One experiment's outcome inside a run.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentRecord {
     /// The name `collector run NAME` takes, e.g. `first-touch`.
     pub name: String,
     pub status: Status,
     /// Why it was skipped or failed; required for those statuses.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Wall time the experiment took, in seconds (absent for references).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
     /// The premises the experiment verified about itself.
     #[serde(default)]
     pub checks: Vec<Check>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub results: Option<Results>,
 }
 

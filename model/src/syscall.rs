@@ -54,6 +54,7 @@ impl SyscallOp {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SyscallResults {
     pub ops: Vec<SyscallOpResult>,
@@ -62,7 +63,6 @@ pub struct SyscallResults {
     #[serde(default)]
     pub mitigations: Vec<Mitigation>,
     /// `strace -V`'s first line, when strace was found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strace_version: Option<String>,
 }
 
@@ -72,19 +72,16 @@ impl SyscallResults {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SyscallOpResult {
     pub op: SyscallOp,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     /// Calls timed together per batch (1: each timed on its own).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calls_per_batch: Option<u64>,
     /// Nanoseconds per call, one value per batch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<Latency>,
     /// What exactly was called (the file opened, the strace command).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 

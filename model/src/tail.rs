@@ -73,25 +73,20 @@ impl TailVariant {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TailResults {
     /// Fresh memory the hot loop walks through, per repetition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region_bytes: Option<u64>,
     /// `region_bytes` in base pages: the faults expected as written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u64>,
     /// Timed iterations per repetition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iterations: Option<u64>,
     /// Fresh bytes each iteration writes (so one iteration in
     /// `page / bytes_per_iteration` meets a new page).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_per_iteration: Option<u64>,
     /// What each iteration computes besides writing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
     pub variants: Vec<TailVariantResult>,
 }
@@ -102,22 +97,19 @@ impl TailResults {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TailVariantResult {
     pub variant: TailVariant,
     /// Why this variant could not run (e.g. `mlockall` not permitted).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     /// Per-iteration latency, all repetitions merged.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<Latency>,
     /// Minor faults of the measuring thread during the hot loop, per
     /// repetition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hot_minor_faults: Option<Summary>,
     /// Time spent preparing the memory before the hot loop (the `mmap`,
     /// the early touch, `mlockall`), per repetition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prepare_ns: Option<Summary>,
     /// Every repetition.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -21,17 +21,7 @@ pub fn significant(v: f64) -> String {
     if !v.is_finite() {
         return format!("{v}");
     }
-    let a = v.abs();
-    let decimals = if a >= 100.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else if a >= 1.0 || a == 0.0 {
-        2
-    } else {
-        // Below 1: three digits after the leading zeros (0.0123), at most 6.
-        (2 - a.log10().floor() as i32).clamp(2, 6) as usize
-    };
+    let decimals = decimals(v.abs());
     let s = format!("{v:.decimals$}");
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
@@ -45,6 +35,20 @@ pub fn significant(v: f64) -> String {
     }
 }
 
+/// Decimals that give `a` (not negative) about three significant digits.
+fn decimals(a: f64) -> usize {
+    if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 || a == 0.0 {
+        2
+    } else {
+        // Below 1: three digits after the leading zeros (0.0123), at most 6.
+        (2 - a.log10().floor() as i32).clamp(2, 6) as usize
+    }
+}
+
 /// `v` scaled by `base` until it is under `base` (or units run out), with
 /// three significant digits; rounding up to `base` moves to the next unit
 /// (`999.7 ns` is `1 µs`, not `1000 ns`).
@@ -55,13 +59,14 @@ fn scaled(v: f64, base: f64, units: &[&str]) -> String {
         value /= base;
         unit += 1;
     }
-    let mut text = significant(value);
-    if unit + 1 < units.len() && text.parse::<f64>().is_ok_and(|r| r.abs() >= base) {
+    // Rounded as `significant` will round it (no parsing back: that would
+    // pull a float parser into the page's wasm).
+    let scale = 10f64.powi(decimals(value.abs()) as i32);
+    if unit + 1 < units.len() && (value.abs() * scale).round() / scale >= base {
         value /= base;
         unit += 1;
-        text = significant(value);
     }
-    format!("{text} {}", units[unit])
+    format!("{} {}", significant(value), units[unit])
 }
 
 /// A size in bytes: `512 B`, `4 KiB`, `1.25 MiB`, `1 GiB`.

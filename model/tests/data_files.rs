@@ -65,3 +65,50 @@ fn an_older_files_allocator_path_checks_read_as_findings() {
         }
     }
 }
+
+/// Reading a committed file and writing it back loses nothing and writes
+/// no `null` for an absent field. (The model may add what a hand-written
+/// reference file leaves to its defaults, an empty list or `false`.)
+#[test]
+fn committed_files_write_back_without_loss_or_nulls() {
+    use serde_json::Value;
+    /// Every value of `a` is in `b` at the same place; `path` names it.
+    fn contained(a: &Value, b: &Value, path: &str) -> Result<(), String> {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                x.iter().try_for_each(|(k, v)| match y.get(k) {
+                    Some(w) => contained(v, w, &format!("{path}.{k}")),
+                    None => Err(format!("{path}.{k} lost")),
+                })
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+                .iter()
+                .zip(y)
+                .enumerate()
+                .try_for_each(|(i, (v, w))| contained(v, w, &format!("{path}[{i}]"))),
+            _ if a == b => Ok(()),
+            _ => Err(format!("{path}: {a} became {b}")),
+        }
+    }
+    /// A field written as `null` (a `null` inside a list is data: an
+    /// unknown entry, as in `buddyinfo`).
+    fn has_null(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.values().any(|x| x.is_null() || has_null(x)),
+            Value::Array(a) => a.iter().any(has_null),
+            _ => false,
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
+    for dir in ["example", "reference"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let original: Value = serde_json::from_str(&text).unwrap();
+            let back =
+                serde_json::to_value(pagewalk_model::parse_run("x", &text).unwrap()).unwrap();
+            contained(&original, &back, "").unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(!has_null(&back), "{}: a null was written", path.display());
+        }
+    }
+}

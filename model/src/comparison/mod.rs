@@ -10,6 +10,7 @@
 //! not compared: the floor of a CPU-bound loop says nothing about a page
 //! fault's. No native-only code here: the page runs the same rule in wasm.
 
+pub mod display;
 mod headline;
 mod setup;
 
@@ -55,6 +56,7 @@ impl Outcome {
 }
 
 /// One figure of one run against the baseline's.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     pub experiment: String,
@@ -63,14 +65,10 @@ pub struct Row {
     /// Label of the run held against the baseline.
     pub run: String,
     pub outcome: Outcome,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_value: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
     /// `value / baseline_value`: below 1 is faster.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
     /// Where the noise came from, or why it was not compared.
     pub basis: String,

@@ -57,46 +57,37 @@ impl Regime {
 
 /// One chase over one region: every repetition kept, and the counters that
 /// prove what was timed.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChasePoint {
     /// Bytes spanned by the chased slots (the x axis of the staircase).
     pub region_bytes: u64,
     /// Distinct 4 KiB pages holding at least one slot (the x axis of
     /// tlb-reach). Absent in published figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<u64>,
     /// Slots in the cycle, one pointer each: the distinct cache lines loaded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slots: Option<u64>,
     /// Dependent loads per timed sample.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loads_per_sample: Option<u64>,
     /// ns per load of each timed sample, in the order run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns_per_load: Vec<f64>,
     pub ns_per_load: Summary,
     /// `AnonHugePages` of this mapping (`/proc/self/smaps`) after timing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anon_huge_kib: Option<u64>,
     /// Fraction (0..1) of the region backed by huge pages. The collector
     /// derives it from `anon_huge_kib`; a published source may give only this.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub huge_fraction: Option<f64>,
     /// `MADV_COLLAPSE` on the region (huge regime only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collapse: Option<AdviceOutcome>,
     /// Minor faults of the measuring thread over all timed samples
     /// (`RUSAGE_THREAD`): ~0 when the timing measures translation, not faults.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_minor_faults: Option<u64>,
     /// Hardware and software counters over all timed samples, where the
     /// kernel allowed them (see [`CounterStatus`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dtlb_load_misses: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perf_page_faults: Option<u64>,
     /// What a published source said about this point in words.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
@@ -115,25 +106,24 @@ impl ChasePoint {
 /// The result of an `madvise` call whose failure is a finding (not an
 /// error): `MADV_COLLAPSE` returns `EINVAL` on kernels without it and
 /// `ENOMEM`/`EAGAIN` when no huge page could be found.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdviceOutcome {
     /// e.g. `MADV_COLLAPSE`.
     pub advice: String,
     pub ok: bool,
     /// `errno` name when it failed, e.g. `ENOMEM`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errno: Option<String>,
     /// The error text, or what a published source reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
 /// One page regime's curve.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
     pub regime: Regime,
     /// Why this regime could not run (THP disabled...); then no points.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
     pub points: Vec<ChasePoint>,
 }
@@ -190,6 +180,7 @@ pub enum TlbKind {
     Unified,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TlbLevel {
     /// 1 for the L1 dTLB, 2 for the second-level (STLB / L2 TLB).
@@ -198,7 +189,6 @@ pub struct TlbLevel {
     pub page_bytes: u64,
     pub entries: u32,
     /// e.g. `fully associative`, `6-way`; absent when not reported.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub associativity: Option<String>,
 }
 
@@ -230,6 +220,7 @@ pub enum StepKind {
 }
 
 /// A rise in a latency curve found by the step detector.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     /// The regime whose curve has the step.
@@ -247,16 +238,15 @@ pub struct Step {
     pub kind: StepKind,
     /// The known size it matches, e.g. `L2 cache (1 MiB)`, `L1 dTLB reach
     /// (72 x 4 KiB = 288 KiB)`; absent when nothing known is near.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<String>,
     /// What that known size is. It differs from `kind` when, say, a TLB
     /// reach's step stays put with huge pages (in a VM whose host backs
     /// guest huge pages with 4 KiB pages).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches_kind: Option<StepKind>,
 }
 
 /// One expected bend (from CPUID or sysfs) against what the curve showed.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Agreement {
     /// e.g. `L1 dTLB reach, 4 KiB pages`.
@@ -265,9 +255,7 @@ pub struct Agreement {
     pub expected_x: f64,
     /// The detected step nearest to it within a factor of two, one of the
     /// predicted kind first; absent if none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_x: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_kind: Option<StepKind>,
     /// A step of the predicted kind (or unclassified) was found.
     pub agrees: bool,
@@ -275,17 +263,14 @@ pub struct Agreement {
 
 /// A published latency level in a source's own words: a size range and an
 /// ns range, either end possibly unreported.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PublishedLevel {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to_bytes: Option<u64>,
     /// Absolute ns per load (a single figure has min == max).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns: Option<ValueRange>,
     /// ns added on top of the previous level, when the source gave only that.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub added_ns: Option<ValueRange>,
     /// The reading the source warns against, e.g. `L2 slows as it fills`.
     pub naive: String,

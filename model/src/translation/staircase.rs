@@ -6,23 +6,18 @@ use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, PublishedLevel,
 
 /// `staircase` results. The run parameters are absent in published
 /// figures, whose source did not give them.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StaircaseResults {
     /// The largest region asked for and the largest used (the memory guard
     /// may scale it down; then `size_note` says why).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_max_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_note: Option<String>,
     /// One pointer per slot of this many bytes (64: one per cache line).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
     /// Seed of the chase permutation (`pagewalk_analysis::chase::cycle`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
     /// `small` and `huge`, on the same sizes. Empty for published figures.
     pub curves: Vec<Curve>,
@@ -31,7 +26,6 @@ pub struct StaircaseResults {
     pub geometry: Geometry,
     /// Each CPUID/sysfs bend next to the measured step, where there is one.
     pub agreement: Vec<Agreement>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CounterStatus>,
     /// Published figures (reference files only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -8,40 +8,35 @@ use crate::first_touch::MemorySnapshot;
 use crate::machine::ThpSettings;
 
 /// `thp` results.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThpResults {
     pub settings: ThpSettings,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<u32>,
     /// Free memory and `/proc/buddyinfo` before the experiment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_before: Option<MemorySnapshot>,
     pub sizes: Vec<ThpSize>,
     /// Absent where a published source did not try it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hugetlb: Option<HugetlbAttempt>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CounterStatus>,
 }
 
 /// One region size, chased with 4 KiB and with huge pages.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThpSize {
     pub requested_bytes: u64,
     pub size_bytes: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_note: Option<String>,
     /// Absent when the regime could not run (`skipped` says why).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub small: Option<ChasePoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub huge: Option<ChasePoint>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
 }
 
 /// `mmap(MAP_HUGETLB)` from the hugetlbfs pool. With no pages reserved the
 /// attempt fails by design: that is the result, not an error.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HugetlbAttempt {
     pub page_bytes: u64,
@@ -49,27 +44,24 @@ pub struct HugetlbAttempt {
     pub nr_hugepages: u64,
     pub free_hugepages: u64,
     /// `--reserve-hugepages N`: what the collector set and restored.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved: Option<HugetlbReservation>,
     /// The size tried (0 when nothing was tried).
     pub size_bytes: u64,
     pub mapped: bool,
     /// The chase on the hugetlb region, when it mapped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chase: Option<ChasePoint>,
     /// In plain words: what happened and why.
     pub outcome: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errno: Option<String>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HugetlbReservation {
     /// `--reserve-hugepages N` as given.
     pub requested: u64,
     /// Why fewer than `requested` were asked of the kernel: no more than the
     /// attempt maps, nor more than the memory guard allows.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capped: Option<String>,
     /// What the kernel actually reserved (it may give fewer).
     pub obtained: u64,

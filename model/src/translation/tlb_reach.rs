@@ -10,6 +10,7 @@ use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, Regime, Step};
 /// The fields it shares with [`StaircaseResults`] (curves to counters) are
 /// spelled out in both rather than in a `#[serde(flatten)]` struct: flatten
 /// would lose the field path a load error names (`serde_path_to_error`).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TlbReachResults {
     /// Line offset step: page `i` holds its line at `(i * k) mod 64`.
@@ -21,14 +22,12 @@ pub struct TlbReachResults {
     pub data_limit_bytes: u64,
     /// Why fewer pages were chased than half of L2 allows: every page is
     /// mapped and touched, and the memory guard scaled the span down.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_note: Option<String>,
     /// `small` and `huge`; `ChasePoint::pages` is the x axis.
     pub curves: Vec<Curve>,
     pub steps: Vec<Step>,
     pub geometry: Geometry,
     pub agreement: Vec<Agreement>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CounterStatus>,
 }
 

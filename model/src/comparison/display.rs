@@ -1,0 +1,84 @@
+//! The comparison as a reader sees it, in the terminal (`collector
+//! compare`) and in the page (the compare lab): the same cells, the same
+//! rule, the same tally, so the two can never tell a different story.
+
+use super::{Outcome, Row, RunComparison};
+use crate::run::RunFile;
+
+/// The rule every table states above its rows.
+pub const RULE: &str = "Lower is faster; ratio = run / baseline. A difference at or below the \
+noise (the largest of each run's repetition spread of that figure and each run's A-vs-A \
+floor from its noise experiment) is \"within noise\", never faster or slower; a figure with \
+one repetition in each run has no noise of its own and is not compared.";
+
+/// Column headers after experiment, figure (and run, with more than two).
+pub const VALUE_COLUMNS: [&str; 5] = ["baseline", "run value", "ratio", "noise", "verdict"];
+
+/// Baseline, run value, ratio, noise and verdict, as display text.
+pub fn cells(r: &Row) -> [String; 5] {
+    let num = |v: Option<f64>| v.map_or("-".into(), |v| format!("{} {}", figure(v), r.unit));
+    let verdict = match r.outcome {
+        Outcome::Faster | Outcome::Slower => r.outcome.label().to_uppercase(),
+        o => o.label().to_string(),
+    };
+    [
+        num(r.baseline_value),
+        num(r.value),
+        r.ratio.map_or("-".into(), |x| format!("{x:.3}x")),
+        r.verdict
+            .map_or("-".into(), |v| format!("{:.1}%", v.noise * 100.0)),
+        verdict,
+    ]
+}
+
+/// Three significant figures, without exponent notation for the large
+/// nanosecond counts.
+pub fn figure(v: f64) -> String {
+    let decimals = match v.abs() {
+        x if x >= 100.0 => 0,
+        x if x >= 10.0 => 1,
+        x if x >= 1.0 => 2,
+        _ => 3,
+    };
+    format!("{v:.decimals$}")
+}
+
+/// `53 figures: 9 faster, 21 slower, 21 within noise, 2 not compared.`
+pub fn tally(c: &RunComparison) -> String {
+    let count = |o: Outcome| c.rows.iter().filter(|r| r.outcome == o).count();
+    format!(
+        "{} figures: {} faster, {} slower, {} within noise, {} not compared.",
+        c.rows.len(),
+        count(Outcome::Faster),
+        count(Outcome::Slower),
+        count(Outcome::WithinNoise),
+        count(Outcome::NotCompared)
+    )
+}
+
+/// What names each run: its run id, unless two runs share one (a copy of
+/// a file): then every run is named by its file.
+pub fn labels(runs: &[&RunFile], files: &[String]) -> Vec<String> {
+    let ids: Vec<String> = runs.iter().map(|r| r.label()).collect();
+    let unique = ids
+        .iter()
+        .all(|id| ids.iter().filter(|x| *x == id).count() == 1);
+    if unique {
+        ids
+    } else {
+        files.to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_keep_three_significant_digits() {
+        assert_eq!(figure(1700.1158), "1700");
+        assert_eq!(figure(16.611), "16.6");
+        assert_eq!(figure(1.0918), "1.09");
+        assert_eq!(figure(0.07637), "0.076");
+    }
+}
