@@ -7,6 +7,7 @@
 
 pub mod context;
 pub mod data;
+pub mod diagram;
 pub mod doctest;
 pub mod drill;
 pub mod helpers;

@@ -1,0 +1,353 @@
+//! `{{diagram "NAME"}}`: a mechanism drawn as inline SVG in the charts'
+//! palette (`--pw-series-*`, mdBook's `--fg`/`--bg`), with real `<text>`
+//! (selectable, found by the browser's find) and a text alternative.
+//!
+//! | NAME | what |
+//! | --- | --- |
+//! | `page-walk` | an address cut into its PML4/PDPT/PD/PT indexes and offset, beside the tables they select; with JavaScript (`theme/pagewalk-diagrams.js`) the reader types an address and picks 4 KiB, 2 MiB or 1 GiB pages |
+//! | `page-fault` | the seven steps of a first-touch page fault, CPU and kernel |
+
+use std::fmt::Write;
+
+use pagewalk_figures::esc;
+
+use crate::helpers::register_named;
+
+pub const DIAGRAMS: &[&str] = &["page-walk", "page-fault"];
+
+/// The address the static page walk decodes: a typical user-space stack
+/// address, so every index is non-trivial.
+pub const EXAMPLE_ADDRESS: u64 = 0x0000_7ffd_8a3b_2c10;
+
+pub fn register(hb: &mut handlebars::Handlebars<'static>) {
+    register_named(hb, "diagram", "the diagram's name", |_, name| match name {
+        "page-walk" => Ok(page_walk()),
+        "page-fault" => Ok(page_fault()),
+        _ => Err(format!(
+            "unknown diagram `{name}` (known: {})",
+            DIAGRAMS.join(", ")
+        )),
+    });
+}
+
+/// The page sizes a 4-level x86-64 walk can end at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageSize {
+    K4,
+    M2,
+    G1,
+}
+
+impl PageSize {
+    /// Bits of the address that are the offset inside the page.
+    pub fn offset_bits(self) -> u32 {
+        match self {
+            PageSize::K4 => 12,
+            PageSize::M2 => 21,
+            PageSize::G1 => 30,
+        }
+    }
+
+    /// How many table levels the walk reads (4, 3 or 2).
+    pub fn levels(self) -> usize {
+        match self {
+            PageSize::K4 => 4,
+            PageSize::M2 => 3,
+            PageSize::G1 => 2,
+        }
+    }
+}
+
+/// An address cut up for a walk: the index into each level that is read
+/// (PML4, PDPT, then PD and PT when the page is that small) and the offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    pub indexes: Vec<u16>,
+    pub offset: u64,
+}
+
+/// Cuts `va` into its indexes and offset; `None` when it is not canonical
+/// (bits 63..48 must repeat bit 47), which the CPU refuses before any walk.
+pub fn decode(va: u64, size: PageSize) -> Option<Decoded> {
+    let top = va >> 47;
+    if top != 0 && top != (1 << 17) - 1 {
+        return None;
+    }
+    let indexes = (0..size.levels())
+        .map(|level| ((va >> (39 - 9 * level)) & 0x1ff) as u16)
+        .collect();
+    Some(Decoded {
+        indexes,
+        offset: va & ((1u64 << size.offset_bits()) - 1),
+    })
+}
+
+/// One row of the walk: the address field and the table it indexes.
+const ROWS: [(&str, &str, &str); 5] = [
+    ("pml4", "PML4 index", "PML4 table (from CR3)"),
+    ("pdpt", "PDPT index", "page-directory-pointer table"),
+    ("pd", "PD index", "page directory"),
+    ("pt", "PT index", "page table"),
+    ("offset", "offset", "the 4 KiB page"),
+];
+
+const ROW_H: u32 = 52;
+
+fn page_walk() -> String {
+    let d = decode(EXAMPLE_ADDRESS, PageSize::K4).expect("the example is canonical");
+    let hex = format!("{EXAMPLE_ADDRESS:#x}");
+    let mut svg = String::new();
+    let height = 30 + ROW_H * ROWS.len() as u32;
+    let _ = write!(
+        svg,
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 {height}\" role=\"img\" aria-labelledby=\"pw-walk-text\">"
+    );
+    let _ = write!(
+        svg,
+        "<text class=\"pw-dg-head\" x=\"10\" y=\"18\">address field</text>\
+         <text class=\"pw-dg-head\" x=\"228\" y=\"18\">what it selects</text>"
+    );
+    let bits = ["47–39", "38–30", "29–21", "20–12", "11–0"];
+    for (i, (key, field, table)) in ROWS.iter().enumerate() {
+        let y = 30 + ROW_H * i as u32;
+        let value = match d.indexes.get(i) {
+            Some(v) => v.to_string(),
+            None => format!("{:#x}", d.offset),
+        };
+        let series = i % 5 + 1;
+        let _ = write!(
+            svg,
+            "<g class=\"pw-dg-row pw-dg-row-{key}\">\
+             <rect class=\"pw-dg-field\" x=\"10\" y=\"{y}\" width=\"180\" height=\"40\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <text x=\"20\" y=\"{ty}\">{field} <tspan class=\"pw-dg-bits\" data-bits=\"{key}\">bits {b}</tspan></text>\
+             <text class=\"pw-dg-value\" x=\"20\" y=\"{vy}\" data-value=\"{key}\">{value}</text>\
+             <line class=\"pw-dg-arrow\" x1=\"192\" y1=\"{my}\" x2=\"222\" y2=\"{my}\" marker-end=\"url(#pw-dg-head)\"/>\
+             <rect class=\"pw-dg-table\" x=\"228\" y=\"{y}\" width=\"182\" height=\"40\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <text x=\"238\" y=\"{ty}\" data-table=\"{key}\">{table}</text>\
+             <text class=\"pw-dg-note\" x=\"238\" y=\"{vy}\" data-note=\"{key}\">{note}</text></g>",
+            ty = y + 16,
+            vy = y + 33,
+            my = y + 20,
+            b = bits[i],
+            note = if *key == "offset" {
+                format!("byte {value}")
+            } else {
+                format!("entry {value} of 512")
+            },
+        );
+        if i + 1 < ROWS.len() {
+            let _ = write!(
+                svg,
+                "<line class=\"pw-dg-arrow pw-dg-chain pw-dg-chain-{key}\" x1=\"319\" y1=\"{a}\" x2=\"319\" y2=\"{b2}\" marker-end=\"url(#pw-dg-head)\"/>",
+                a = y + 40,
+                b2 = y + ROW_H - 1,
+            );
+        }
+    }
+    svg.push_str(ARROW_HEAD);
+    svg.push_str("</svg>");
+    let text = walk_sentence(&hex, &d);
+    format!(
+        "<figure class=\"pw-diagram pw-walk\" id=\"diagram-page-walk\" data-size=\"4k\">\
+         <form class=\"pw-decoder\" hidden>\
+         <label for=\"pw-walk-address\">Virtual address (hexadecimal)</label> \
+         <input id=\"pw-walk-address\" class=\"pw-walk-address\" type=\"text\" spellcheck=\"false\" autocomplete=\"off\" value=\"{hex}\"> \
+         <fieldset class=\"pw-walk-sizes\"><legend>Page size</legend>\
+         <label><input type=\"radio\" name=\"pw-walk-size\" value=\"4k\" checked> 4 KiB</label> \
+         <label><input type=\"radio\" name=\"pw-walk-size\" value=\"2m\"> 2 MiB</label> \
+         <label><input type=\"radio\" name=\"pw-walk-size\" value=\"1g\"> 1 GiB</label>\
+         </fieldset></form>\
+         {svg}\
+         <figcaption><p id=\"pw-walk-text\" class=\"pw-walk-text\" aria-live=\"polite\">{text}</p>\
+         <p>Each index picks one of 512 eight-byte entries in its table; the entry holds \
+         the physical address of the next table, and the last one read holds the page's. \
+         With 2 MiB pages the walk stops at the page directory and the PT bits join the \
+         offset; with 1 GiB pages it stops at the PDPT.</p></figcaption></figure>\n"
+    )
+}
+
+/// The decoded address in words: the diagram's text alternative.
+fn walk_sentence(hex: &str, d: &Decoded) -> String {
+    let names = ["PML4", "PDPT", "PD", "PT"];
+    let parts: Vec<String> = d
+        .indexes
+        .iter()
+        .zip(names)
+        .map(|(i, n)| format!("{n} entry {i}"))
+        .collect();
+    esc(&format!(
+        "{hex} with 4 KiB pages: {}, offset {:#x} ({}).",
+        parts.join(", "),
+        d.offset,
+        d.offset
+    ))
+}
+
+const ARROW_HEAD: &str =
+    "<defs><marker id=\"pw-dg-head\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" \
+     markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
+     <path d=\"M0,0 L10,5 L0,10 z\" class=\"pw-dg-arrowhead\"/></marker></defs>";
+
+/// The seven steps, who runs each, and the words in its box.
+const FAULT_STEPS: [(&str, &str, &str); 7] = [
+    (
+        "CPU",
+        "Translation fails: no present entry;",
+        "fault, address in CR2, into the kernel",
+    ),
+    (
+        "kernel",
+        "Find the VMA holding the address",
+        "and check it allows the write",
+    ),
+    (
+        "kernel",
+        "Build any missing page-table",
+        "page on the path (1 in 512 faults)",
+    ),
+    (
+        "kernel",
+        "Get a page: a huge one if THP",
+        "succeeds, else 4 KiB; charge the cgroup",
+    ),
+    (
+        "kernel",
+        "Clear the page: 4,096 zero bytes,",
+        "so no previous owner's data shows",
+    ),
+    (
+        "kernel",
+        "Install the PTE: frame, present,",
+        "writable, user; RSS grows by a page",
+    ),
+    (
+        "CPU",
+        "Return and run the store again:",
+        "the walk finds the entry, the byte lands",
+    ),
+];
+
+fn page_fault() -> String {
+    let step_h = 50;
+    let height = 20 + step_h * FAULT_STEPS.len() as u32;
+    let mut svg = format!(
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 {height}\" role=\"img\" aria-labelledby=\"pw-fault-caption pw-fault-desc\">"
+    );
+    for (i, (who, line1, line2)) in FAULT_STEPS.iter().enumerate() {
+        let y = 10 + step_h * i as u32;
+        // The CPU's steps on the left, the kernel's indented: the two sides
+        // of the one exception.
+        let (x, series) = if *who == "CPU" { (10, 1) } else { (60, 2) };
+        let _ = write!(
+            svg,
+            "<g class=\"pw-dg-step\" data-who=\"{who}\">\
+             <rect class=\"pw-dg-field\" x=\"{x}\" y=\"{y}\" width=\"350\" height=\"38\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <text class=\"pw-dg-num\" x=\"{nx}\" y=\"{ty}\" style=\"fill: var(--pw-series-{series})\">{n}</text>\
+             <text x=\"{tx}\" y=\"{t1}\">{line1}</text><text x=\"{tx}\" y=\"{t2}\">{line2}</text>\
+             <text class=\"pw-dg-note\" x=\"{wx}\" y=\"{t1}\" text-anchor=\"end\">{who}</text></g>",
+            n = i + 1,
+            nx = x + 10,
+            ty = y + 25,
+            tx = x + 34,
+            t1 = y + 16,
+            t2 = y + 31,
+            wx = x + 344,
+            line1 = esc(line1),
+            line2 = esc(line2),
+        );
+        if i + 1 < FAULT_STEPS.len() {
+            let next_x = if FAULT_STEPS[i + 1].0 == "CPU" {
+                10
+            } else {
+                60
+            };
+            let _ = write!(
+                svg,
+                "<line class=\"pw-dg-arrow\" x1=\"{a}\" y1=\"{y1}\" x2=\"{b}\" y2=\"{y2}\" marker-end=\"url(#pw-dg-head)\"/>",
+                a = x + 175,
+                b = next_x + 175,
+                y1 = y + 38,
+                y2 = y + step_h - 1,
+            );
+        }
+    }
+    let text: Vec<String> = FAULT_STEPS
+        .iter()
+        .enumerate()
+        .map(|(i, (who, a, b))| format!("{} ({who}) {a} {b}.", i + 1))
+        .collect();
+    let _ = write!(
+        svg,
+        "<desc id=\"pw-fault-desc\">{}</desc>",
+        esc(&text.join(" "))
+    );
+    svg.push_str(ARROW_HEAD);
+    svg.push_str("</svg>");
+    format!(
+        "<figure class=\"pw-diagram\" id=\"diagram-page-fault\">{svg}\
+         <figcaption><p id=\"pw-fault-caption\">The seven steps of a first-touch page fault: \
+         the CPU's on the left, the kernel's indented.</p></figcaption></figure>\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_known_addresses() {
+        // The top of a user stack: the last user PML4 slot, the page below the top.
+        assert_eq!(
+            decode(0x0000_7fff_ffff_e000, PageSize::K4),
+            Some(Decoded {
+                indexes: vec![255, 511, 511, 510],
+                offset: 0
+            })
+        );
+        // A non-PIE program's text at 4 MiB + 4 KiB + 0x123.
+        assert_eq!(
+            decode(0x0000_0000_0040_1123, PageSize::K4),
+            Some(Decoded {
+                indexes: vec![0, 0, 2, 1],
+                offset: 0x123
+            })
+        );
+        // The kernel's text mapping on 2 MiB pages: upper half, slot 511.
+        assert_eq!(
+            decode(0xffff_ffff_8100_0abc, PageSize::M2),
+            Some(Decoded {
+                indexes: vec![511, 510, 8],
+                offset: 0xabc
+            })
+        );
+    }
+
+    #[test]
+    fn huge_pages_widen_the_offset_and_shorten_the_walk() {
+        let va = 0x0000_7ffd_8a3b_2c10;
+        let g = decode(va, PageSize::G1).unwrap();
+        assert_eq!(g.indexes.len(), 2);
+        assert_eq!(g.offset, va & 0x3fff_ffff);
+        let k = decode(va, PageSize::K4).unwrap();
+        // Same upper indexes whatever the page size.
+        assert_eq!(k.indexes[..2], g.indexes[..]);
+    }
+
+    #[test]
+    fn non_canonical_addresses_are_refused() {
+        assert_eq!(decode(0x0000_8000_0000_0000, PageSize::K4), None);
+        assert_eq!(decode(0xffff_7fff_ffff_ffff, PageSize::K4), None);
+        assert!(decode(0xffff_8000_0000_0000, PageSize::K4).is_some());
+    }
+
+    #[test]
+    fn the_static_walk_shows_the_example_decoded() {
+        let html = page_walk();
+        let d = decode(EXAMPLE_ADDRESS, PageSize::K4).unwrap();
+        for (i, key) in ["pml4", "pdpt", "pd", "pt"].iter().enumerate() {
+            assert!(html.contains(&format!("data-value=\"{key}\">{}</text>", d.indexes[i])));
+        }
+        assert!(html.contains("<form class=\"pw-decoder\" hidden>"));
+        assert_eq!(page_fault().matches("class=\"pw-dg-step\"").count(), 7);
+    }
+}
