@@ -147,6 +147,22 @@ fn answers_open_on_request_and_a_guess_meets_the_run() {
             .await?;
         ensure!(unlinked == json!([]), "drills without a chapter link: {unlinked}");
 
+        // Every link lands on an element that exists: a renamed heading or
+        // a moved chart fails here.
+        let hrefs = browser
+            .eval("return [...document.querySelectorAll('.pw-drill-links a')].map(a => a.getAttribute('href'));")
+            .await?;
+        for href in hrefs.as_array().context("hrefs")? {
+            let href = href.as_str().unwrap_or_default();
+            let (page, anchor) = href.split_once('#').unwrap_or((href, ""));
+            let html = std::fs::read_to_string(book.dir.join(page))
+                .with_context(|| format!("drill link {href}: no page {page}"))?;
+            ensure!(
+                anchor.is_empty() || html.contains(&format!("id=\"{anchor}\"")),
+                "drill link {href}: no element with that id"
+            );
+        }
+
         // The values the build wrote are the run file's.
         let ns = first_touch_ns(run);
         let built = built_value(browser, FIRST_TOUCH, "run").await?;
