@@ -47,6 +47,7 @@
 //! ```
 
 pub mod book_copy;
+pub mod human;
 pub mod page;
 pub mod server;
 
@@ -265,6 +266,8 @@ pub struct Mark {
     pub value: f64,
     pub tabindex: Option<String>,
     pub aria_label: Option<String>,
+    /// The chart's value unit (its spec's `y.unit`), e.g. `ns per page`.
+    pub unit: String,
     /// `getComputedStyle(mark).fill`.
     pub fill: String,
 }
@@ -482,7 +485,10 @@ impl Browser {
             .eval_with(
                 "const fig = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"]`);
                  if (!fig) return null;
+                 const spec = fig.querySelector('script.pw-chart-spec');
+                 const unit = spec ? (JSON.parse(spec.textContent).y.unit || '') : '';
                  return [...fig.querySelectorAll('.pw-chart-plot svg [data-series]')].map(m => ({
+                   unit,
                    series: m.getAttribute('data-series'),
                    role: m.getAttribute('data-role'),
                    category: m.getAttribute('data-category'),
@@ -510,6 +516,7 @@ impl Browser {
                     value_text,
                     tabindex: s(m, "tabindex"),
                     aria_label: s(m, "label"),
+                    unit: s(m, "unit").unwrap_or_default(),
                     fill: s(m, "fill").unwrap_or_default(),
                 }
             })
@@ -683,6 +690,20 @@ impl Browser {
             )
             .await
             .context("Emulation.setScriptExecutionDisabled")?;
+        Ok(())
+    }
+
+    /// Emulates a screen `width` px wide and 900 high; below 600 px as a
+    /// phone (mobile viewport, so the page's `<meta name="viewport">` rules).
+    pub async fn set_width(&self, width: u32) -> Result<()> {
+        self.driver()
+            .cdp()
+            .send_raw(
+                "Emulation.setDeviceMetricsOverride",
+                json!({ "width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600 }),
+            )
+            .await
+            .context("Emulation.setDeviceMetricsOverride")?;
         Ok(())
     }
 

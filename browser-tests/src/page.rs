@@ -9,7 +9,7 @@ use anyhow::{bail, ensure, Context, Result};
 use serde_json::json;
 use thirtyfour::prelude::*;
 
-use crate::{Browser, Mark};
+use crate::{human, Browser, Mark};
 
 /// A data table as text: the header row, then rows of [row header, cells...].
 pub type Table = Vec<Vec<String>>;
@@ -46,8 +46,17 @@ pub fn ensure_charts(page: &str, charts: &[String], want: &[&str]) -> Result<()>
 }
 
 impl Mark {
+    /// Whether `label` (an `aria-label` or the tooltip) reads, after
+    /// `SERIES: `, as this mark's value in human units (see [`human::shows`]).
+    pub fn read_in(&self, label: &str) -> bool {
+        let key = format!("{}: ", self.series);
+        label
+            .find(&key)
+            .is_some_and(|at| human::shows(&label[at + key.len()..], self.value, &self.unit))
+    }
+
     /// Fails unless a reader can reach and read the mark: a numeric value,
-    /// `tabindex="0"`, and an `aria-label` holding the value as written.
+    /// `tabindex="0"`, and an `aria-label` saying the value in human units.
     pub fn ensure_accessible(&self, chart: &str) -> Result<()> {
         ensure!(
             self.value.is_finite(),
@@ -59,9 +68,10 @@ impl Mark {
         );
         let label = self.aria_label.as_deref().unwrap_or_default();
         ensure!(
-            label.contains(&self.value_text),
-            "{chart}: aria-label {label:?} does not hold the value {}: {self:?}",
-            self.value_text
+            self.read_in(label),
+            "{chart}: aria-label {label:?} does not say the value {} {}: {self:?}",
+            self.value_text,
+            self.unit
         );
         Ok(())
     }
@@ -214,6 +224,26 @@ impl Browser {
             );
         }
         Ok(())
+    }
+
+    /// Waits until chart `chart`'s tooltip is visible and says `mark`'s
+    /// value ([`Mark::read_in`]); the error says what it showed instead
+    /// after `how` (what was done).
+    pub async fn wait_for_tooltip_of(&self, chart: &str, mark: &Mark, how: &str) -> Result<()> {
+        let start = std::time::Instant::now();
+        loop {
+            let (shown, visible) = self.tooltip(chart).await?;
+            if visible && mark.read_in(&shown) {
+                return Ok(());
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                bail!(
+                    "{chart}: after {how}, the tooltip should say {} {} for {}/{}; it shows {shown:?} (visible: {visible})",
+                    mark.value_text, mark.unit, mark.series, mark.category
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// Chart `chart`'s data table (`details.pw-chart-data table`) as text.

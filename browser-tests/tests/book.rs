@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::DataSet;
 use pagewalk_browser_tests::{
-    built_book as book, ensure_charts, file_url, marks_css, run_test as run, workspace_root,
+    built_book as book, ensure_charts, file_url, human, marks_css, run_test as run, workspace_root,
     Browser, Mark, Table, ThemeSwitch,
 };
 use pagewalk_figures::series_name;
@@ -209,7 +209,7 @@ fn hover_and_focus_show_the_exact_value() {
         let first = 0;
         browser.focus_mark(chart, first).await?;
         browser
-            .wait_for_tooltip(chart, &marks[first].value_text, "focusing a mark")
+            .wait_for_tooltip_of(chart, &marks[first], "focusing a mark")
             .await?;
 
         // Tab moves to the next mark, and the tooltip follows.
@@ -223,7 +223,7 @@ fn hover_and_focus_show_the_exact_value() {
             "{chart}: Tab from the first mark focused {active}, expected the next mark {next:?}"
         );
         browser
-            .wait_for_tooltip(chart, &next.value_text, "pressing Tab")
+            .wait_for_tooltip_of(chart, next, "pressing Tab")
             .await?;
 
         // The mouse over the widest bar (easy to hit) shows its value.
@@ -235,7 +235,7 @@ fn hover_and_focus_show_the_exact_value() {
             .expect("marks");
         browser.hover_mark(chart, widest).await?;
         browser
-            .wait_for_tooltip(chart, &target.value_text, "moving the mouse over a mark")
+            .wait_for_tooltip_of(chart, target, "moving the mouse over a mark")
             .await
     });
 }
@@ -320,11 +320,7 @@ fn charts_follow_the_theme() {
         let marks = browser.marks(chart).await?;
         browser.focus_mark(chart, 0).await?;
         browser
-            .wait_for_tooltip(
-                chart,
-                &marks[0].value_text,
-                "focusing a mark after theme switches",
-            )
+            .wait_for_tooltip_of(chart, &marks[0], "focusing a mark after theme switches")
             .await
     });
 }
@@ -408,13 +404,13 @@ fn print_page_works_without_javascript() {
         check_table(
             NS_PER_PAGE,
             &ns,
-            &series_name(&data.run),
+            (&series_name(&data.run), "ns per page"),
             &first_pass_ns(&data.run),
         )?;
         check_table(
             NS_PER_PAGE,
             &ns,
-            &series_name(&data.r1),
+            (&series_name(&data.r1), "ns per page"),
             &first_pass_ns(&data.r1),
         )?;
         let faults = browser.chart_table(FAULTS).await?;
@@ -422,7 +418,7 @@ fn print_page_works_without_javascript() {
             check_table(
                 FAULTS,
                 &faults,
-                phase.label(),
+                (phase.label(), "faults"),
                 &phase_faults(&data.run, phase),
             )?;
         }
@@ -432,7 +428,14 @@ fn print_page_works_without_javascript() {
 
 /// The table's column `series` holds `want` (mode -> value) in the rows
 /// labelled with each mode's code, and "n/a" in the others.
-fn check_table(chart: &str, t: &Table, series: &str, want: &BTreeMap<String, f64>) -> Result<()> {
+/// Checks column `series` of table `t` against `want`, each cell read as a
+/// person would ([`human::shows`]) in the chart's `unit`.
+fn check_table(
+    chart: &str,
+    t: &Table,
+    (series, unit): (&str, &str),
+    want: &BTreeMap<String, f64>,
+) -> Result<()> {
     let header = t.first().context("empty table")?;
     let col = header
         .iter()
@@ -454,17 +457,9 @@ fn check_table(chart: &str, t: &Table, series: &str, want: &BTreeMap<String, f64
         let cell = row.get(col).map(String::as_str).unwrap_or_default();
         match want.get(mode.name()) {
             Some(v) => {
-                let shown: f64 = cell
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .parse()
-                    .with_context(|| {
-                        format!("{chart}: cell {series}/{} is {cell:?}", mode.code())
-                    })?;
                 ensure!(
-                    close(shown, *v),
-                    "{chart}: table cell {series}/{} is {cell:?}, the data says {v}",
+                    human::shows(cell, *v, unit),
+                    "{chart}: table cell {series}/{} is {cell:?}, the data says {v} {unit}",
                     mode.code()
                 );
             }

@@ -344,7 +344,10 @@ fn log_log_lines_render_marks_and_break_at_gaps() {
     assert_eq!(d, 1);
     assert!(svg.contains("L") && svg.matches("stroke-width=\"2\"").count() == 1);
     let table = table_html(&spec);
-    assert!(table.contains("<th scope=\"row\" data-value=\"65536\">64 KiB</th>"), "{table}");
+    assert!(
+        table.contains("<th scope=\"row\" data-value=\"65536\">64 KiB</th>"),
+        "{table}"
+    );
 }
 
 #[test]

@@ -17,7 +17,9 @@
 
 use std::cell::RefCell;
 
-use pagewalk_figures::{esc, render_svg, table_html, ChartSpec, Palette, Role, STATIC_WIDTH};
+use pagewalk_figures::{
+    esc, render_svg, table_csv, table_html, ChartSpec, Palette, Role, STATIC_WIDTH,
+};
 use pagewalk_lab::overlay::{self, Overlay};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -67,6 +69,7 @@ pub fn init() -> u32 {
             Ok(spec) => {
                 draw(&figure, &spec, &palette);
                 wire_tooltip(&figure);
+                wire_csv(&figure);
                 CHARTS.with(|c| c.borrow_mut().push(Chart { figure, spec }));
                 drawn += 1;
             }
@@ -146,6 +149,7 @@ fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> Result<bool, 
                 "<summary>Data table</summary>{}",
                 table_html(&c.spec)
             ));
+            add_csv_button(&c.figure);
         }
         Ok(true)
     })
@@ -335,4 +339,93 @@ fn show_tooltip(figure: &Element, mark: &Element) {
     let _ = tip.set_attribute("style", &format!("left:{left:.0}px;top:{top:.0}px"));
     let _ = tip.class_list().add_1("pw-visible");
     let _ = mark.class_list().add_1("pw-active");
+}
+
+/// The data table shows rounded values in human units; "Copy as CSV" puts
+/// the exact ones on the clipboard ([`table_csv`] of the chart's current
+/// spec, overlays included). Added from here because it needs script.
+fn add_csv_button(figure: &Element) {
+    let Some(details) = figure.query_selector(".pw-chart-data").ok().flatten() else {
+        return;
+    };
+    if details
+        .query_selector(".pw-copy-csv")
+        .ok()
+        .flatten()
+        .is_none()
+    {
+        let _ = details.insert_adjacent_html(
+            "beforeend",
+            "<button type=\"button\" class=\"pw-copy-csv\">Copy as CSV</button>",
+        );
+    }
+}
+
+fn wire_csv(figure: &Element) {
+    add_csv_button(figure);
+    let fig = figure.clone();
+    let click = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        let button = event
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .and_then(|t| t.closest(".pw-copy-csv").ok().flatten());
+        let Some(button) = button else { return };
+        let csv = CHARTS.with(|charts| {
+            charts
+                .borrow()
+                .iter()
+                .find(|c| c.figure == fig)
+                .map(|c| table_csv(&c.spec))
+        });
+        if let Some(csv) = csv {
+            copy_text(&button, &csv);
+        }
+    });
+    let _ = figure.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());
+    click.forget();
+}
+
+/// `navigator.clipboard.writeText`, then "Copied" on the button; where the
+/// clipboard is refused (no permission, an old browser) the CSV is shown
+/// selected in a text box for the reader to copy.
+fn copy_text(button: &Element, text: &str) {
+    let clipboard = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"clipboard".into()).ok())
+        .filter(|c| c.is_object());
+    let write = clipboard.as_ref().and_then(|c| {
+        let f = js_sys::Reflect::get(c, &"writeText".into()).ok()?;
+        let f: js_sys::Function = f.dyn_into().ok()?;
+        f.call1(c, &JsValue::from_str(text))
+            .ok()?
+            .dyn_into::<js_sys::Promise>()
+            .ok()
+    });
+    let (ok_button, fail_button, fail_text) = (button.clone(), button.clone(), text.to_string());
+    let done =
+        Closure::<dyn FnMut(JsValue)>::new(move |_| ok_button.set_text_content(Some("Copied")));
+    let failed = Closure::<dyn FnMut(JsValue)>::new(move |_| show_csv(&fail_button, &fail_text));
+    match write {
+        Some(promise) => {
+            let _ = promise.then2(&done, &failed);
+        }
+        None => show_csv(button, text),
+    }
+    done.forget();
+    failed.forget();
+}
+
+fn show_csv(button: &Element, text: &str) {
+    let _ = button.insert_adjacent_html(
+        "afterend",
+        &format!(
+            "<textarea class=\"pw-csv\" readonly rows=\"6\">{}</textarea>",
+            esc(text)
+        ),
+    );
+    if let Some(area) = button
+        .next_element_sibling()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+    {
+        area.select();
+    }
 }

@@ -2,14 +2,18 @@
 
 use std::fmt::Write;
 
-use super::frame::{axis_title, gridlines, mark_attrs, no_data, reference_style, Gridlines};
+use super::frame::{
+    axis_title, gridlines, mark_attrs, no_data, reference_style, text_lines, title_room, Gridlines,
+};
 use super::scale::ValueScale;
-use super::text::{esc, n, text_width, truncate};
+use super::text::{esc, n, text_width, wrap};
 use super::{Palette, FONT, PAD};
 use crate::spec::ChartSpec;
 
 const BAR_H: f64 = 14.0;
 const GROUP_GAP: f64 = 12.0;
+/// Line height of a wrapped category label.
+const LINE_H: f64 = 13.0;
 
 /// Horizontal grouped bars; returns the SVG height.
 pub(super) fn bars(
@@ -30,8 +34,17 @@ pub(super) fn bars(
     let label_w = (longest + 10.0).min(w * 0.4);
     let left = PAD + label_w;
     let right = w - PAD - 16.0;
-    let mut band = nser as f64 * BAR_H + GROUP_GAP;
-    let below = 46.0;
+    // Long category labels wrap (never cut); a band is tall enough for them.
+    let cat_lines: Vec<Vec<String>> = spec
+        .categories
+        .iter()
+        .map(|c| wrap(&c.label, label_w - 8.0, FONT))
+        .collect();
+    let most_lines = cat_lines.iter().map(Vec::len).max().unwrap_or(1);
+    let mut band = (nser as f64 * BAR_H + GROUP_GAP).max(most_lines as f64 * LINE_H + 6.0);
+    let (title_at, title_room) = title_room(&spec.y.label, left, right, w);
+    let title_lines = wrap(&spec.y.label, title_room, FONT).len();
+    let below = 32.0 + 14.0 * title_lines as f64;
     if height > 0.0 && ncat > 0 {
         band = band.max((height - top - below - PAD) / ncat as f64);
     }
@@ -70,29 +83,23 @@ pub(super) fn bars(
     axis_title(
         out,
         pal,
-        (left + right) / 2.0,
-        bottom + 36.0,
-        "middle",
+        (title_at, bottom + 36.0),
         false,
+        title_room,
         &spec.y.label,
     );
 
     if ncat == 0 || values.is_empty() {
-        no_data(out, spec, pal, left + 8.0, top + 20.0);
+        no_data(out, spec, pal, (left, right), top);
     }
 
-    // Category labels.
+    // Category labels, centred on their band.
     out.push_str("<g class=\"pw-categories\">");
-    for (ci, c) in spec.categories.iter().enumerate() {
-        let y = top + band * ci as f64 + band / 2.0 + 4.0;
-        let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">{}</text>",
-            n(left - 6.0),
-            n(y),
-            esc(&pal.fg),
-            esc(&truncate(&c.label, label_w - 8.0, FONT))
-        );
+    for (ci, lines) in cat_lines.iter().enumerate() {
+        let mid = top + band * ci as f64 + band / 2.0 + 4.0;
+        let y = mid - LINE_H * (lines.len() - 1) as f64 / 2.0;
+        let attrs = format!(" text-anchor=\"end\" fill=\"{}\"", esc(&pal.fg));
+        out.push_str(&text_lines(left - 6.0, y, LINE_H, lines, &attrs));
     }
     out.push_str("</g>");
 

@@ -4,27 +4,53 @@
 use std::fmt::Write;
 
 use super::scale::ValueScale;
-use super::text::{esc, exact, mark_label_named, n, text_width, truncate};
+use super::text::{esc, exact, mark_label_named, n, text_width, truncate, wrap};
 use super::{Palette, FONT, PAD};
 use crate::spec::{Axis, ChartSpec, Point, Role, Series};
 
-/// Title and legend; returns the y where the plot may start.
-pub(super) fn header(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -> f64 {
-    let mut y = PAD + 15.0;
-    let _ = write!(
-        out,
-        "<text x=\"{}\" y=\"{}\" font-size=\"15\" font-weight=\"600\" fill=\"{}\">{}</text>",
-        n(PAD),
-        n(y),
-        esc(&pal.fg),
-        esc(&truncate(&spec.title, w - 2.0 * PAD, 15.0))
+/// Text of one or more lines (`<tspan>`s sharing `x`, `line_h` apart), so
+/// a wrapped title or label stays one element for readers and search.
+pub(super) fn text_lines(x: f64, y: f64, line_h: f64, lines: &[String], attrs: &str) -> String {
+    let mut t = format!("<text x=\"{}\" y=\"{}\"{attrs}>", n(x), n(y));
+    if let [one] = lines {
+        t.push_str(&esc(one));
+    } else {
+        for (i, l) in lines.iter().enumerate() {
+            let dy = if i == 0 { 0.0 } else { line_h };
+            let _ = write!(
+                t,
+                "<tspan x=\"{}\" dy=\"{}\">{}</tspan>",
+                n(x),
+                n(dy),
+                esc(l)
+            );
+        }
+    }
+    t.push_str("</text>");
+    t
+}
+
+/// The title, wrapped to the width; returns the y below it.
+pub(super) fn title(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -> f64 {
+    const SIZE: f64 = 15.0;
+    // Bold glyphs are about a tenth wider than the estimate's regular ones.
+    let lines = wrap(&spec.title, (w - 2.0 * PAD) / 1.1, SIZE);
+    let attrs = format!(
+        " class=\"pw-title\" font-size=\"{SIZE}\" font-weight=\"600\" fill=\"{}\"",
+        esc(&pal.fg)
     );
-    y += 10.0;
+    out.push_str(&text_lines(PAD, PAD + 15.0, 19.0, &lines, &attrs));
+    PAD + 15.0 + 19.0 * (lines.len() - 1) as f64 + 10.0
+}
+
+/// The legend, starting at `y`; returns the y below it.
+pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, y: f64) -> f64 {
     let mut x = PAD;
     let mut row = y;
     out.push_str("<g class=\"pw-legend\">");
     for (i, s) in spec.series.iter().enumerate() {
-        let item = 16.0 + text_width(&s.name, FONT) + 18.0;
+        let name = truncate(&s.name, w - 2.0 * PAD - 16.0, FONT);
+        let item = 16.0 + text_width(&name, FONT) + 18.0;
         if x > PAD && x + item > w - PAD {
             x = PAD;
             row += 18.0;
@@ -41,7 +67,7 @@ pub(super) fn header(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) 
             n(x + 16.0),
             n(row + 14.0),
             esc(&pal.fg),
-            esc(&s.name)
+            esc(&name)
         );
         x += item;
     }
@@ -80,43 +106,59 @@ pub(super) fn mark_attrs(
     )
 }
 
+/// An axis title centred at (`x`, `y`), wrapped to `room` (rotated for
+/// the y axis, where `room` is the plot's height); returns its line count.
 pub(super) fn axis_title(
     out: &mut String,
     pal: &Palette,
-    x: f64,
-    y: f64,
-    anchor: &str,
+    (x, y): (f64, f64),
     rotate: bool,
+    room: f64,
     text: &str,
-) {
+) -> usize {
+    let lines = wrap(text, room, FONT);
     let transform = if rotate {
         format!(" transform=\"rotate(-90 {} {})\"", n(x), n(y))
     } else {
         String::new()
     };
-    let _ = write!(
-        out,
-        "<text class=\"pw-axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\"{transform}>{}</text>",
-        n(x),
-        n(y),
-        esc(&pal.axis),
-        esc(text)
+    let attrs = format!(
+        " class=\"pw-axis-title\" text-anchor=\"middle\" fill=\"{}\"{transform}",
+        esc(&pal.axis)
     );
+    out.push_str(&text_lines(x, y, 14.0, &lines, &attrs));
+    lines.len()
 }
 
-pub(super) fn no_data(out: &mut String, spec: &ChartSpec, pal: &Palette, x: f64, y: f64) {
-    let msg = spec.note.as_deref().unwrap_or("no data");
-    let _ = write!(
-        out,
-        "<text class=\"pw-no-data\" x=\"{}\" y=\"{}\" fill=\"{}\">No data to draw: {}</text>",
-        n(x),
-        n(y),
-        esc(&pal.axis),
-        esc(msg)
+/// Where an axis title under the plot is centred and how wide it may be:
+/// under the plot when it fits there, else under the whole chart.
+pub(super) fn title_room(label: &str, left: f64, right: f64, w: f64) -> (f64, f64) {
+    if text_width(label, FONT) <= right - left {
+        ((left + right) / 2.0, right - left)
+    } else {
+        (w / 2.0, w - 2.0 * PAD)
+    }
+}
+
+/// Why nothing is drawn, wrapped inside the plot's edges.
+pub(super) fn no_data(
+    out: &mut String,
+    spec: &ChartSpec,
+    pal: &Palette,
+    (left, right): (f64, f64),
+    top: f64,
+) {
+    let msg = format!(
+        "No data to draw: {}",
+        spec.note.as_deref().unwrap_or("no data")
     );
+    let attrs = format!(" class=\"pw-no-data\" fill=\"{}\"", esc(&pal.axis));
+    let lines = wrap(&msg, right - left - 16.0, FONT);
+    out.push_str(&text_lines(left + 8.0, top + 20.0, 15.0, &lines, &attrs));
 }
 
 /// Which way a scale's gridlines run, and the plot edges they span.
+#[derive(Clone, Copy)]
 pub(super) enum Gridlines {
     /// Ticks of a horizontal scale: lines from `top` to `bottom`, labels below.
     Vertical { top: f64, bottom: f64 },
@@ -124,31 +166,51 @@ pub(super) enum Gridlines {
     Horizontal { left: f64, right: f64 },
 }
 
-/// A gridline and a tick label at each of `scale`'s ticks.
+/// A gridline at each of `scale`'s ticks, and a label at every k-th one,
+/// with k the smallest stride at which no two labels come closer than a
+/// gap (so a phone's narrow axis keeps fewer, untouched labels).
 pub(super) fn gridlines(out: &mut String, scale: &ValueScale, pal: &Palette, dir: Gridlines) {
-    for t in scale.ticks() {
-        let at = scale.map(t);
+    let ticks = scale.ticks();
+    let labels: Vec<String> = ticks.iter().map(|&t| scale.label(t)).collect();
+    let at: Vec<f64> = ticks.iter().map(|&t| scale.map(t)).collect();
+    // Room a label needs along the axis, from its centre.
+    let half = |i: usize| match dir {
+        Gridlines::Vertical { .. } => text_width(&labels[i], FONT) / 2.0 + 5.0,
+        Gridlines::Horizontal { .. } => 9.0,
+    };
+    let fits = |k: usize| {
+        let kept: Vec<usize> = (0..ticks.len()).step_by(k).collect();
+        kept.windows(2)
+            .all(|p| (at[p[1]] - at[p[0]]).abs() >= half(p[0]) + half(p[1]))
+    };
+    let stride = (1..=ticks.len().max(1)).find(|&k| fits(k)).unwrap_or(1);
+    for (i, &a) in at.iter().enumerate() {
         let ((x1, y1, x2, y2), (tx, ty), anchor) = match dir {
             Gridlines::Vertical { top, bottom } => {
-                ((at, top, at, bottom), (at, bottom + 16.0), "middle")
+                ((a, top, a, bottom), (a, bottom + 19.0), "middle")
             }
             Gridlines::Horizontal { left, right } => {
-                ((left, at, right, at), (left - 6.0, at + 4.0), "end")
+                ((left, a, right, a), (left - 6.0, a + 4.0), "end")
             }
         };
         let _ = write!(
             out,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>",
             n(x1),
             n(y1),
             n(x2),
             n(y2),
             esc(&pal.grid),
-            n(tx),
-            n(ty),
-            esc(&pal.axis),
-            esc(&scale.label(t))
         );
+        if i % stride == 0 {
+            let _ = write!(
+                out,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
+                n(tx),
+                n(ty),
+                esc(&pal.axis),
+                esc(&labels[i])
+            );
+        }
     }
 }

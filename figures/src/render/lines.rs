@@ -2,35 +2,85 @@
 
 use std::fmt::Write;
 
-use super::frame::{axis_title, gridlines, mark_attrs, no_data, Gridlines};
+use super::frame::{axis_title, gridlines, mark_attrs, no_data, text_lines, title_room, Gridlines};
 use super::scale::ValueScale;
-use super::text::{esc, exact, n, text_width, with_unit};
-use super::{Palette, PAD};
+use super::text::{esc, exact, n, text_width, with_unit, wrap};
+use super::{Palette, FONT, NARROW, PAD};
 use crate::spec::{Axis, ChartSpec, Marker, Role};
 
-/// The x axis' markers inside the plotted range, as dashed vertical lines.
-/// Each label takes the first of four rows where it clears the previous
-/// label of that row; a label that fits in no row is left out of the
-/// drawing but kept in the marker's tooltip and `aria-label`. Markers are
-/// `pw-marker` groups, not marks (no value to focus), so the marks'
-/// keyboard order is unchanged.
-fn markers(out: &mut String, x: &Axis, scale: &ValueScale, pal: &Palette, top: f64, bottom: f64) {
-    const ROWS: usize = 4;
-    const SIZE: f64 = 10.0;
+/// Size and row pitch of marker labels.
+const MARKER_FONT: f64 = 10.0;
+const MARKER_ROW: f64 = 12.0;
+/// Most rows of marker labels; a label that fits in none is left out of
+/// the drawing but kept in the marker's tooltip and `aria-label`.
+const MARKER_ROWS: usize = 4;
+
+/// A marker inside the plotted range, and where its label goes.
+struct Placed<'a> {
+    m: &'a Marker,
+    px: f64,
+    /// Row (0 is nearest the plot), left edge, width, text anchor.
+    label: Option<(usize, f64, f64, &'static str)>,
+}
+
+/// Lays the x axis' marker labels out in rows above the plot, so they
+/// never cover the data nor each other: each takes the first row (from
+/// the plot up) where it clears the previous label of that row. Near the
+/// right edge a label hangs to the left of its line.
+fn place_markers<'a>(x: &'a Axis, scale: &ValueScale, w: f64) -> (Vec<Placed<'a>>, usize) {
     let mut shown: Vec<&Marker> = x
         .markers
         .iter()
         .filter(|m| scale.places(m.x) && (scale.lo..=scale.hi).contains(&m.x))
         .collect();
-    if shown.is_empty() {
-        return;
-    }
     shown.sort_by(|a, b| a.x.total_cmp(&b.x));
     let right = scale.px0.max(scale.px1);
-    let mut row_end = [f64::NEG_INFINITY; ROWS];
+    let mut row_end = [f64::NEG_INFINITY; MARKER_ROWS];
+    let mut rows = 0;
+    let placed = shown
+        .into_iter()
+        .map(|m| {
+            let px = scale.map(m.x);
+            let width = text_width(&m.label, MARKER_FONT);
+            let (x0, anchor) = if px + 3.0 + width > right.max(w - 2.0) {
+                (px - 3.0 - width, "end")
+            } else {
+                (px + 3.0, "start")
+            };
+            let label = (x0 >= 2.0)
+                .then(|| row_end.iter().position(|&end| x0 > end + 6.0))
+                .flatten()
+                .map(|row| {
+                    row_end[row] = x0 + width;
+                    rows = rows.max(row + 1);
+                    (row, x0, width, anchor)
+                });
+            Placed { m, px, label }
+        })
+        .collect();
+    (placed, rows)
+}
+
+/// Draws the markers as dashed lines across the plot with their labels in
+/// the rows above it (`band_bottom` is the baseline of row 0). A label's
+/// line reaches up to it unless another label sits in the way. Markers
+/// are `pw-marker` groups, not marks (no value to focus), so the marks'
+/// keyboard order is unchanged.
+fn draw_markers(
+    out: &mut String,
+    placed: &[Placed],
+    unit: &str,
+    pal: &Palette,
+    band_bottom: f64,
+    (top, bottom): (f64, f64),
+) {
+    if placed.is_empty() {
+        return;
+    }
+    let baseline = |row: usize| band_bottom - MARKER_ROW * row as f64;
     out.push_str("<g class=\"pw-markers\">");
-    for m in shown {
-        let px = scale.map(m.x);
+    for p in placed {
+        let m = p.m;
         let dash = match m.kind {
             crate::spec::MarkerKind::Step => "1 3",
             crate::spec::MarkerKind::Cache => "6 3",
@@ -40,30 +90,27 @@ fn markers(out: &mut String, x: &Axis, scale: &ValueScale, pal: &Palette, top: f
             "{} marker: {} at {}",
             m.kind.name(),
             m.label,
-            with_unit(m.x, &x.unit)
+            with_unit(m.x, unit)
         );
-        // Near the right edge a label hangs to the left of its line.
-        let width = text_width(&m.label, SIZE);
-        let (x0, anchor) = if px + 3.0 + width > right + 24.0 {
-            (px - 3.0 - width, "end")
-        } else {
-            (px + 3.0, "start")
-        };
-        let tx = if anchor == "end" { px - 3.0 } else { x0 };
-        let label = row_end
-            .iter()
-            .position(|&end| x0 > end + 4.0)
-            .map(|row| {
-                row_end[row] = x0 + width;
-                format!(
-                    "<text x=\"{}\" y=\"{}\" font-size=\"{SIZE}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
-                    n(tx),
-                    n(top + 10.0 + 11.0 * row as f64),
-                    esc(&pal.axis),
-                    esc(&m.label)
-                )
-            })
-            .unwrap_or_default();
+        let (mut y1, mut label) = (top, String::new());
+        if let Some((row, x0, width, anchor)) = p.label {
+            let tx = if anchor == "end" { x0 + width } else { x0 };
+            label = format!(
+                "<text x=\"{}\" y=\"{}\" font-size=\"{MARKER_FONT}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
+                n(tx),
+                n(baseline(row)),
+                esc(&pal.axis),
+                esc(&m.label)
+            );
+            let blocked = placed.iter().any(|o| {
+                o.label.is_some_and(|(r, ox, ow, _)| {
+                    r < row && (ox - 2.0..=ox + ow + 2.0).contains(&p.px)
+                })
+            });
+            if !blocked {
+                y1 = baseline(row) - 8.0;
+            }
+        }
         let _ = write!(
             out,
             "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" aria-label=\"{aria}\"><title>{aria}</title>\
@@ -71,13 +118,18 @@ fn markers(out: &mut String, x: &Axis, scale: &ValueScale, pal: &Palette, top: f
             kind = m.kind.name(),
             v = exact(m.x),
             aria = esc(&aria),
-            px = n(px),
-            t = n(top),
+            px = n(p.px),
+            t = n(y1),
             b = n(bottom),
             c = esc(&pal.axis),
         );
     }
     out.push_str("</g>");
+}
+
+/// How long the rotated y-axis title may be: about the plot's height.
+fn y_room(w: f64) -> f64 {
+    (w * 0.6).clamp(240.0, 520.0) - 90.0
 }
 
 /// x/y lines with a marker per point; returns the SVG height.
@@ -89,22 +141,50 @@ pub(super) fn lines(
     height: f64,
     top: f64,
 ) -> f64 {
-    let h = if height > 0.0 {
-        height
-    } else {
-        (w * 0.6).clamp(240.0, 520.0) + top
-    };
-    let left = PAD + 22.0 + 52.0;
-    let right = w - PAD - 20.0;
-    let bottom = h - PAD - 46.0;
+    let narrow = w < NARROW;
     let pts = || spec.series.iter().flat_map(|s| s.points.iter());
     let xs: Vec<f64> = pts().filter_map(|p| p.x).collect();
     let ys: Vec<f64> = pts()
         .flat_map(|p| [p.value, p.min, p.max])
         .flatten()
         .collect();
+    // The y scale's labels set the left margin; its pixels come later.
+    let ys_domain = ValueScale::fit(&spec.y, &ys, false, 1.0, 0.0);
+    let widest = ys_domain
+        .ticks()
+        .iter()
+        .map(|&t| text_width(&ys_domain.label(t), FONT))
+        .fold(0.0, f64::max);
+    // A phone has no room for a rotated y title beside the plot: it goes
+    // above the plot, wrapped, and the left margin holds only the ticks.
+    let (left, mut plot_top) = if narrow {
+        let lines = wrap(&spec.y.label, w - 2.0 * PAD, FONT);
+        let attrs = format!(" class=\"pw-axis-title\" fill=\"{}\"", esc(&pal.axis));
+        out.push_str(&text_lines(PAD, top + 4.0, 14.0, &lines, &attrs));
+        (PAD + widest + 10.0, top + 14.0 * lines.len() as f64)
+    } else {
+        // The rotated title's lines stack rightwards from x = PAD + 10.
+        let extra = 14.0 * (wrap(&spec.y.label, y_room(w), FONT).len() - 1) as f64;
+        (PAD + 24.0 + extra + widest.max(36.0) + 6.0, top)
+    };
+    let right = w - PAD - 20.0;
     let xs_scale = ValueScale::fit(&spec.x, &xs, false, left, right);
-    let ys_scale = ValueScale::fit(&spec.y, &ys, false, bottom, top);
+    let (placed, rows) = place_markers(&spec.x, &xs_scale, w);
+    let band_bottom = plot_top + MARKER_ROW * rows as f64 - 2.0;
+    if rows > 0 {
+        plot_top = band_bottom + 8.0;
+    }
+    let (title_at, title_room) = title_room(&spec.x.label, left, right, w);
+    let title_lines = wrap(&spec.x.label, title_room, FONT).len();
+    let below = 32.0 + 14.0 * title_lines as f64;
+    let h = if height > 0.0 {
+        height
+    } else {
+        (w * 0.6).clamp(240.0, 520.0) + plot_top
+    };
+    let bottom = h - PAD - below;
+    let ys_scale = ValueScale::fit(&spec.y, &ys, false, bottom, plot_top);
+    let top = plot_top;
 
     out.push_str("<g class=\"pw-grid\">");
     gridlines(out, &xs_scale, pal, Gridlines::Vertical { top, bottom });
@@ -121,25 +201,25 @@ pub(super) fn lines(
     axis_title(
         out,
         pal,
-        (left + right) / 2.0,
-        bottom + 36.0,
-        "middle",
+        (title_at, bottom + 36.0),
         false,
+        title_room,
         &spec.x.label,
     );
-    axis_title(
-        out,
-        pal,
-        PAD + 10.0,
-        (top + bottom) / 2.0,
-        "middle",
-        true,
-        &spec.y.label,
-    );
-    if ys.is_empty() {
-        no_data(out, spec, pal, left + 8.0, top + 20.0);
+    if !narrow {
+        axis_title(
+            out,
+            pal,
+            (PAD + 10.0, (top + bottom) / 2.0),
+            true,
+            y_room(w),
+            &spec.y.label,
+        );
     }
-    markers(out, &spec.x, &xs_scale, pal, top, bottom);
+    if ys.is_empty() {
+        no_data(out, spec, pal, (left, right), top);
+    }
+    draw_markers(out, &placed, &spec.x.unit, pal, band_bottom, (top, bottom));
 
     out.push_str("<g class=\"pw-marks\">");
     for (si, s) in spec.series.iter().enumerate() {

@@ -51,6 +51,9 @@ use text::n;
 
 const FONT: f64 = 12.0;
 const PAD: f64 = 12.0;
+/// Below this width (a phone) the legend goes under the plot and the
+/// lines chart's y-axis title above it.
+const NARROW: f64 = 560.0;
 
 /// Draws `spec` as a standalone SVG string. `height` 0 picks a height that
 /// fits the data (bars: one band per category); the SVG scales to its
@@ -63,11 +66,19 @@ const PAD: f64 = 12.0;
 pub fn render_svg(spec: &ChartSpec, palette: &Palette, width: u32, height: u32) -> String {
     let w = f64::from(width.max(280));
     let mut body = String::new();
-    let top = frame::header(&mut body, spec, palette, w);
-    let h = match spec.kind {
+    // On a phone the legend goes under the plot, which keeps its height.
+    let legend_below = w < NARROW;
+    let mut top = frame::title(&mut body, spec, palette, w);
+    if !legend_below {
+        top = frame::legend(&mut body, spec, palette, w, top);
+    }
+    let mut h = match spec.kind {
         ChartKind::Bars => bars::bars(&mut body, spec, palette, w, f64::from(height), top),
         ChartKind::Lines => lines::lines(&mut body, spec, palette, w, f64::from(height), top),
     };
+    if legend_below {
+        h = frame::legend(&mut body, spec, palette, w, h - PAD) + PAD - 8.0;
+    }
     let mut svg = String::with_capacity(body.len() + 400);
     let _ = write!(
         svg,

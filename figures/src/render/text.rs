@@ -66,18 +66,66 @@ pub fn mark_label_named(
     Some(s)
 }
 
+/// Estimated width of `s` at font size `size`: the static SVG is laid out
+/// without a browser, so per-character widths of common sans-serif faces,
+/// rounded up (capitals and `m`/`w` wide, `i`/`l`/punctuation narrow) so a
+/// label is never wider than the room made for it.
 pub(super) fn text_width(s: &str, size: f64) -> f64 {
-    s.chars().count() as f64 * size * 0.6
+    let em: f64 = s
+        .chars()
+        .map(|c| match c {
+            'i' | 'l' | 'j' | '.' | ',' | ':' | ';' | '\'' | '|' | '!' | ' ' | '(' | ')' => 0.34,
+            'f' | 't' | 'r' | 'I' | '[' | ']' | '-' => 0.42,
+            'm' | 'w' | 'M' | 'W' | '@' | '%' => 0.9,
+            c if c.is_ascii_uppercase() || c == '_' => 0.72,
+            _ => 0.6,
+        })
+        .sum();
+    em * size
 }
 
 pub(super) fn truncate(s: &str, width: f64, size: f64) -> String {
     if text_width(s, size) <= width {
         return s.to_string();
     }
-    let keep = ((width / (size * 0.6)) as usize).saturating_sub(1);
-    let mut t: String = s.chars().take(keep).collect();
+    let mut t = String::new();
+    for c in s.chars() {
+        t.push(c);
+        if text_width(&t, size) + text_width("…", size) > width {
+            t.pop();
+            break;
+        }
+    }
     t.push('…');
     t
+}
+
+/// `s` broken at spaces into lines no wider than `width` (a single word
+/// wider than that is cut with an ellipsis): titles and labels wrap on a
+/// phone instead of running off the chart.
+pub(super) fn wrap(s: &str, width: f64, size: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in s.split(' ').filter(|w| !w.is_empty()) {
+        let joined = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if text_width(&joined, size) <= width || line.is_empty() {
+            line = joined;
+        } else {
+            lines.push(std::mem::take(&mut line));
+            line = word.to_string();
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+        .into_iter()
+        .map(|l| truncate(&l, width, size))
+        .collect()
 }
 
 pub(super) fn n(v: f64) -> String {
