@@ -177,3 +177,47 @@ fn one_repetition_each_is_not_judged() {
     let r = c.rows.iter().find(|r| r.figure == name).unwrap();
     assert_eq!(r.outcome, Outcome::WithinNoise);
 }
+
+/// Two real `--quick` runs recorded on one machine by
+/// `scripts/record-fixtures`, THP `never` then `always`: the comparison
+/// names the setting first, and finds what the first-touch chapter
+/// predicts (with `always` the kernel backs plain, zeroed mappings with
+/// huge pages, so their first pass costs fewer faults per 4 KiB page),
+/// while the huge-page regime `never` could not run is not compared.
+#[test]
+fn thp_always_against_never_names_what_the_chapters_predict() {
+    let fixture = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../preprocessor/tests/fixtures/matrix")
+            .join(name);
+        read_run(&path).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let c = compare_runs(&[fixture("thp-never.json"), fixture("thp-always.json")]);
+    let thp = c
+        .setup
+        .iter()
+        .find(|d| d.what.contains("THP enabled"))
+        .expect("the THP setting is listed as a setup difference");
+    assert_eq!(thp.values, ["never", "always"]);
+    let row = |figure: &str| {
+        c.rows
+            .iter()
+            .find(|r| r.experiment == "first-touch" && r.figure == figure)
+            .unwrap_or_else(|| panic!("no row {figure}"))
+    };
+    // A zeroed allocation that THP may back: faster per page with `always`.
+    for figure in ["calloc first pass", "vec-macro first pass"] {
+        assert_eq!(row(figure).outcome, Outcome::Faster, "{:?}", row(figure));
+    }
+    // With THP never there is no huge-page regime to hold `always` against.
+    let huge: Vec<_> = c
+        .rows
+        .iter()
+        .filter(|r| r.figure.starts_with("huge pages") || r.figure.starts_with("hugepage"))
+        .collect();
+    assert!(!huge.is_empty());
+    assert!(
+        huge.iter().all(|r| r.outcome == Outcome::NotCompared),
+        "{huge:?}"
+    );
+}
