@@ -6,6 +6,8 @@
 
 use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::diagram::{decode, PageSize, EXAMPLE_ADDRESS};
+use mdbook_pagewalk::{context, DataSet};
+use pagewalk_browser_tests::workspace_root;
 use pagewalk_browser_tests::{built_book as book, Browser};
 use serde_json::{json, Value};
 
@@ -114,8 +116,24 @@ fn diagrams_without_javascript_and_in_every_theme() {
         ensure!(form_hidden == json!(true), "a decoder form that cannot work is shown");
         browser.set_scripts_disabled(false).await?;
 
+        // The TLB diagram carries the sizes CPUID gave the run shown.
+        let data = DataSet::load(&workspace_root().join("data"))?;
+        let ctx = context::build(&data);
+        browser.goto(&book.server.url("tlb-reach.html")).await?;
+        for (level, keys) in [(0, ["l1d_4k", "l1d_2m"]), (1, ["l2_4k", "l2_2m"])] {
+            let shown = browser
+                .text_of(&format!("#diagram-tlb-hierarchy [data-level=\"{level}\"]"))
+                .await?
+                .context("TLB level text")?;
+            for key in keys {
+                if let Some(want) = ctx["tlb"]["cpuid"][key]["arithmetic"].as_str() {
+                    ensure!(shown.contains(want), "TLB level {level}: {shown:?} lacks {want:?}");
+                }
+            }
+        }
+
         // Text in the diagrams is the page's text colour in every theme.
-        for page in [PAGE, "first-touch.html"] {
+        for page in [PAGE, "first-touch.html", "tlb-reach.html"] {
             browser.goto(&book.server.url(page)).await?;
             for theme in THEMES {
                 browser.switch_theme(theme).await?;
