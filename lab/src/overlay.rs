@@ -174,7 +174,7 @@ mod tests {
                 .iter()
                 .map(|k| Category {
                     key: k.to_string(),
-                    label: k.to_uppercase(),
+                    label: k.to_ascii_uppercase(),
                 })
                 .collect(),
             series,

@@ -102,6 +102,16 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status as the JSON writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+            Status::Interrupted => "interrupted",
+        }
+    }
+
     /// Ok or interrupted: there are measurements to show (an interrupted
     /// one's are partial, and must be shown as such).
     pub fn measured(self) -> bool {

@@ -18,7 +18,7 @@ pub const VALUE_COLUMNS: [&str; 5] = ["baseline", "run value", "ratio", "noise",
 pub fn cells(r: &Row) -> [String; 5] {
     let num = |v: Option<f64>| v.map_or("-".into(), |v| format!("{} {}", figure(v), r.unit));
     let verdict = match r.outcome {
-        Outcome::Faster | Outcome::Slower => r.outcome.label().to_uppercase(),
+        Outcome::Faster | Outcome::Slower => r.outcome.label().to_ascii_uppercase(),
         o => o.label().to_string(),
     };
     [
