@@ -116,6 +116,13 @@ fn diagrams_without_javascript_and_in_every_theme() {
         ensure!(form_hidden == json!(true), "a decoder form that cannot work is shown");
         browser.set_scripts_disabled(false).await?;
 
+        // The nested walk numbers its 24 references, one per cell.
+        browser.goto(&book.server.url("virtual-machines.html")).await?;
+        let numbers = browser
+            .eval("return [...document.querySelectorAll('#diagram-nested-walk [data-n]')].map(g => Number(g.dataset.n));")
+            .await?;
+        ensure!(numbers == json!((1..=24).collect::<Vec<u32>>()), "nested walk: {numbers}");
+
         // The TLB diagram carries the sizes CPUID gave the run shown.
         let data = DataSet::load(&workspace_root().join("data"))?;
         let ctx = context::build(&data);
@@ -133,7 +140,7 @@ fn diagrams_without_javascript_and_in_every_theme() {
         }
 
         // Text in the diagrams is the page's text colour in every theme.
-        for page in [PAGE, "first-touch.html", "tlb-reach.html"] {
+        for page in [PAGE, "first-touch.html", "tlb-reach.html", "virtual-machines.html"] {
             browser.goto(&book.server.url(page)).await?;
             for theme in THEMES {
                 browser.switch_theme(theme).await?;
