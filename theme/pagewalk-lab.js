@@ -422,6 +422,8 @@
   /* ---- comparing machines ---- */
 
   const files = new Map(); // label -> charts it overlays
+  const fileBytes = new Map(); // label -> its bytes, in load order: the first is the baseline
+  let compareSeq = 0;
 
   async function loadFiles(list) {
     const section = lab("compare");
@@ -445,6 +447,7 @@
         const f = result.file;
         for (const [chart, data] of Object.entries(f.overlays)) overlay(chart, "file", label, data);
         files.set(label, Object.keys(f.overlays));
+        fileBytes.set(label, bytes);
         if (section) listFile(section, f);
       } catch (e) {
         errors.push(`${label}: ${e.message}`);
@@ -454,7 +457,101 @@
       fail(section, errors.length ? "Not loaded: " + errors.join(" | ") : "");
       section.setAttribute("data-pw-lab-state", errors.length ? "error" : "done");
     }
+    await compareLoaded();
     return errors;
+  }
+
+  /* ---- the verdict table: the loaded files against the first ---- */
+
+  /* Runs the model's comparison (the one `collector compare` runs) on the
+   * loaded files and draws its table; with fewer than two files, hides it.
+   * Every string in it comes from a file, so all of it is textContent. */
+  async function compareLoaded() {
+    const section = lab("compare");
+    const box = section && $(section, ".pw-lab-verdicts");
+    const mine = ++compareSeq;
+    if (fileBytes.size < 2) {
+      if (box) {
+        box.replaceChildren();
+        box.hidden = true;
+      }
+      return null;
+    }
+    const list = [...fileBytes].map(([name, bytes]) => ({ name, bytes }));
+    let result;
+    try {
+      result = await ask({ cmd: "compare", files: list });
+      if (result.error) throw new Error(result.error);
+    } catch (e) {
+      if (mine === compareSeq && section) fail(section, `Not compared: ${e.message}`);
+      return null;
+    }
+    if (mine !== compareSeq || !box) return result.table;
+    drawVerdicts(box, result.table);
+    return result.table;
+  }
+
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined) e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function drawVerdicts(box, t) {
+    const parts = [el("h3", "Verdicts: each file against the first")];
+    const runs = el("ul", undefined, "pw-verdict-runs");
+    t.runs.forEach((r, i) => runs.appendChild(el("li", `${i === 0 ? "baseline" : "run"}: ${r}`)));
+    parts.push(runs);
+    if (t.setup.length) {
+      parts.push(el("p", "Setup differences (they change what a figure means):"));
+      const ul = el("ul", undefined, "pw-verdict-setup");
+      for (const d of t.setup) ul.appendChild(el("li", `${d.what}: ${d.values.join(" | ")}`));
+      parts.push(ul);
+    } else {
+      parts.push(el("p", "Setup: the same in every run.", "pw-verdict-setup"));
+    }
+    parts.push(el("p", t.rule, "pw-verdict-rule"));
+    const table = el("table", undefined, "pw-verdict-table");
+    const head = el("tr");
+    for (const h of t.header) head.appendChild(el("th", h));
+    table.appendChild(el("thead")).appendChild(head);
+    const body = el("tbody");
+    for (const r of t.rows) {
+      const tr = el("tr");
+      tr.dataset.outcome = r.outcome;
+      tr.dataset.experiment = r.experiment;
+      tr.dataset.figure = r.figure;
+      tr.dataset.run = r.run;
+      r.cells.forEach((c, i) => {
+        const td = el("td", c);
+        // The column's name, for the stacked layout of a narrow screen.
+        td.dataset.label = t.header[i];
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+      // The noise basis is a sentence, too long for a column: it gets the
+      // row's full width under its figure.
+      const basis = el("tr", undefined, "pw-verdict-basis");
+      const td = el("td", (r.outcome === "not-compared" ? "why: " : "noise basis: ") + r.basis);
+      td.colSpan = t.header.length;
+      basis.appendChild(td);
+      body.appendChild(basis);
+    }
+    table.appendChild(body);
+    const scroll = el("div", undefined, "pw-verdict-scroll");
+    scroll.appendChild(table);
+    parts.push(scroll);
+    const notes = t.rows.filter((r) => r.outcome === "not-compared");
+    if (notes.length) {
+      parts.push(el("p", "Not compared:"));
+      const ul = el("ul", undefined, "pw-verdict-notes");
+      for (const r of notes) ul.appendChild(el("li", `${r.experiment} / ${r.figure} (${r.run}): ${r.basis}`));
+      parts.push(ul);
+    }
+    parts.push(el("p", t.tally, "pw-verdict-tally"));
+    box.replaceChildren(...parts);
+    box.hidden = false;
   }
 
   function removeFile(label) {
@@ -462,6 +559,8 @@
     if (!charts) return;
     for (const chart of charts) overlay(chart, "file", label, { series: [] });
     files.delete(label);
+    fileBytes.delete(label);
+    compareLoaded();
     const section = lab("compare");
     if (!section) return;
     for (const li of section.querySelectorAll(".pw-lab-files li")) {
@@ -584,6 +683,7 @@
     cancel,
     loadFiles,
     removeFile,
+    compareLoaded,
     results,
     /** Experiment workers not yet terminated (the model's worker aside). */
     liveWorkers: () => [...live].filter((w) => w !== serviceWorker).length,

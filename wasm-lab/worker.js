@@ -4,7 +4,8 @@
 // worker. One request at a time: the experiments run synchronously, and
 // the page cancels one by terminating the worker.
 //
-// Request:  {id, cmd: "timer"|"first-touch"|"chase"|"tlb-model"|"load-file", params, label, bytes, charts}
+// Request:  {id, cmd: "timer"|"first-touch"|"chase"|"tlb-model"|"load-file"|"compare", params, label, bytes, charts, files}
+//           (compare: files is [{name, bytes}], the baseline first)
 // Replies:  {id, type: "progress", done, total, text}
 //           {id, type: "done", result}   (the export's JSON, parsed)
 //           {id, type: "error", message}
@@ -27,6 +28,7 @@ const isolated = !!self.crossOriginIsolated;
 function describe(err, cmd) {
   const text = String((err && err.message) || err);
   if (err instanceof WebAssembly.RuntimeError || /unreachable|out of memory/i.test(text)) {
+    if (cmd === "compare") return "the page could not compare these files (its reader stopped); the charts keep them";
     return cmd === "load-file"
       ? "the page could not read this file (its reader stopped); other files still load"
       : "the experiment stopped inside WebAssembly, most likely because the browser refused " +
@@ -61,6 +63,19 @@ self.onmessage = (event) => {
       case "load-file":
         out = wasm_bindgen.load_file(String(req.label), new Uint8Array(req.bytes), JSON.stringify(req.charts || []));
         break;
+      case "compare": {
+        // One buffer with the lengths beside it: see compare_files in lib.rs.
+        const parts = (req.files || []).map((f) => new Uint8Array(f.bytes));
+        const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+        let at = 0;
+        for (const p of parts) {
+          all.set(p, at);
+          at += p.length;
+        }
+        const names = (req.files || []).map((f) => String(f.name));
+        out = wasm_bindgen.compare_files(JSON.stringify(names), JSON.stringify(parts.map((p) => p.length)), all);
+        break;
+      }
       default:
         throw new Error("unknown command " + req.cmd);
     }

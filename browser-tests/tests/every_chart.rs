@@ -66,8 +66,8 @@ fn every_chart_shows_the_data_it_was_built_from() {
     };
     let (dir, server) = (&book.dir, &book.server);
     let data = DataSet::load(&workspace_root().join("data")).expect("data/ loads");
-    let run = data.run.as_ref().expect("a run to show");
-    let runs: Vec<&RunFile> = std::iter::once(run).chain(&data.references).collect();
+    assert!(data.run.is_some(), "a run to show");
+    let runs: Vec<&RunFile> = data.chart_runs();
     let result = block_on(async {
         let browser = Browser::start().await?;
         let mut checked = 0;

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
-use pagewalk_model::comparison::{compare_named, Outcome, Row, RunComparison};
+use pagewalk_model::comparison::display::{self, cells, tally, RULE};
+use pagewalk_model::comparison::{compare_named, Outcome, RunComparison};
 use pagewalk_model::RunFile;
 
 use crate::cli::CompareFormat;
@@ -24,23 +25,11 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
             }
         }
     }
-    // Run ids name the runs, unless two are the same run (a copy): then
-    // the files do.
-    let ids: Vec<String> = runs.iter().map(|r| r.label()).collect();
-    let unique = ids
-        .iter()
-        .all(|id| ids.iter().filter(|x| *x == id).count() == 1);
-    let named: Vec<(String, &RunFile)> = runs
-        .iter()
-        .zip(files)
-        .map(|(run, file)| {
-            let label = if unique {
-                run.label()
-            } else {
-                file.display().to_string()
-            };
-            (label, run)
-        })
+    let refs: Vec<&RunFile> = runs.iter().collect();
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let named: Vec<(String, &RunFile)> = display::labels(&refs, &names)
+        .into_iter()
+        .zip(refs)
         .collect();
     let c = compare_named(&named);
     let text = match format {
@@ -57,11 +46,6 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
     print!("{text}");
     ExitCode::SUCCESS
 }
-
-const RULE: &str = "Lower is faster; ratio = run / baseline. A difference at or below the \
-noise (the largest of each run's repetition spread of that figure and each run's A-vs-A \
-floor from its noise experiment) is \"within noise\", never faster or slower; a figure with \
-one repetition in each run has no noise of its own and is not compared.";
 
 fn text(c: &RunComparison) -> String {
     let mut out = String::new();
@@ -82,15 +66,15 @@ fn text(c: &RunComparison) -> String {
     if many {
         header.push("run");
     }
-    header.extend(["baseline", "run value", "ratio", "noise", "verdict"]);
+    header.extend(display::VALUE_COLUMNS);
     table.load_style(UTF8_FULL_CONDENSED).set_header(header);
     for r in &c.rows {
-        let mut cells = vec![clean(&r.experiment), clean(&r.figure)];
+        let mut row = vec![clean(&r.experiment), clean(&r.figure)];
         if many {
-            cells.push(clean(&r.run));
+            row.push(clean(&r.run));
         }
-        cells.extend(values(r));
-        table.add_row(cells);
+        row.extend(cells(r));
+        table.add_row(row);
     }
     let first_number = if many { 3 } else { 2 };
     for i in first_number..first_number + 4 {
@@ -147,7 +131,7 @@ fn markdown(c: &RunComparison) -> String {
     );
     let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|---|---|");
     for r in &c.rows {
-        let v = values(r);
+        let v = cells(r);
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
@@ -167,47 +151,6 @@ fn runs_header(out: &mut String, c: &RunComparison, bullet: &str) {
         let role = if i == 0 { "baseline" } else { "run" };
         let _ = writeln!(out, "{bullet}{role}: {}", cell(label));
     }
-}
-
-/// Baseline, run value, ratio, noise and verdict, as display text.
-fn values(r: &Row) -> Vec<String> {
-    let num = |v: Option<f64>| v.map_or("-".into(), |v| format!("{} {}", figure(v), r.unit));
-    let verdict = match r.outcome {
-        Outcome::Faster | Outcome::Slower => r.outcome.label().to_uppercase(),
-        o => o.label().to_string(),
-    };
-    vec![
-        num(r.baseline_value),
-        num(r.value),
-        r.ratio.map_or("-".into(), |x| format!("{x:.3}x")),
-        r.verdict
-            .map_or("-".into(), |v| format!("{:.1}%", v.noise * 100.0)),
-        verdict,
-    ]
-}
-
-/// Three significant figures, without exponent notation for the large
-/// nanosecond counts.
-fn figure(v: f64) -> String {
-    let decimals = match v.abs() {
-        x if x >= 100.0 => 0,
-        x if x >= 10.0 => 1,
-        x if x >= 1.0 => 2,
-        _ => 3,
-    };
-    format!("{v:.decimals$}")
-}
-
-fn tally(c: &RunComparison) -> String {
-    let count = |o: Outcome| c.rows.iter().filter(|r| r.outcome == o).count();
-    format!(
-        "{} figures: {} faster, {} slower, {} within noise, {} not compared.",
-        c.rows.len(),
-        count(Outcome::Faster),
-        count(Outcome::Slower),
-        count(Outcome::WithinNoise),
-        count(Outcome::NotCompared)
-    )
 }
 
 /// Labels and setup values come from files: no control character (an
@@ -231,13 +174,5 @@ mod tests {
     fn markdown_cells_cannot_break_the_table() {
         assert_eq!(cell("a|b\nc"), "a\\|b c");
         assert_eq!(clean("run\x1b[2J"), "run [2J");
-    }
-
-    #[test]
-    fn figures_keep_three_significant_digits() {
-        assert_eq!(figure(1700.1158), "1700");
-        assert_eq!(figure(16.611), "16.6");
-        assert_eq!(figure(1.0918), "1.09");
-        assert_eq!(figure(0.07637), "0.076");
     }
 }

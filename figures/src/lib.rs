@@ -19,6 +19,9 @@ pub use builders::{
     alloc_latency, build, first_touch_faults, first_touch_ns_per_page, noise_spread, series_name,
     syscall_floor, tail_histogram, tail_percentiles, BuildError, CHART_NAMES,
 };
+pub use builders::{
+    inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,
+};
 pub use builders::{size_label, staircase, thp, tlb_reach};
 pub use pagewalk_model::RunFile;
 pub use render::{

@@ -12,7 +12,9 @@
 //!   same sizes, for the sliders;
 //! * [`charts`]: the lab charts' specs, from run files and from results;
 //! * [`overlay`]: a reader's run file validated with the build's own model
-//!   and turned into series to lay over every chart of the page.
+//!   and turned into series to lay over every chart of the page;
+//! * [`compare`]: two or more of those files held against the first, as
+//!   `collector compare` holds them.
 //!
 //! Nothing here touches the platform: time comes through [`Clock`], memory
 //! for first touch through [`first_touch::Grow`], progress through a
@@ -21,6 +23,7 @@
 
 pub mod charts;
 pub mod chase;
+pub mod compare;
 pub mod first_touch;
 pub mod overlay;
 pub mod tlb;

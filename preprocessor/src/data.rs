@@ -9,6 +9,11 @@
 //! - `data/example/`: the committed example run, shown when the reader has
 //!   none. It is ours, so a bad file here fails the build.
 //! - `data/reference/`: transcribed published figures; a bad file fails too.
+//! - `data/inspections/`: `collector inspect` files; the newest is shown on
+//!   the "your process" page, never as the run (it holds no chapter's
+//!   experiment). A bad one is passed over like a bad run. Without one,
+//!   the committed `data/example-inspection/` is shown (a bad file there
+//!   fails the build); without that either, the page says how to make one.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,18 +37,40 @@ pub struct DataSet {
     pub references: Vec<RunFile>,
     /// Problems with reader files that were passed over.
     pub warnings: Vec<String>,
+    /// The `collector inspect` file the "your process" page shows.
+    pub inspection: Option<Inspection>,
+}
+
+/// A `collector inspect` file and where it came from.
+#[derive(Debug)]
+pub struct Inspection {
+    pub run: RunFile,
+    /// True when it came from `data/inspections/` (the reader's own).
+    pub own: bool,
+    /// Its file name, for saying which file the page shows.
+    pub file: String,
 }
 
 impl DataSet {
     pub fn load(dir: &Path) -> Result<DataSet> {
         let mut warnings = Vec::new();
         let mut own_runs = Vec::new();
+        let mut inspections = Vec::new();
         for path in json_files(&dir.join("runs"))? {
             match read_run(&path) {
                 Ok(run) if run.is_reference() => warnings.push(format!(
                     "{}: field `provenance.kind`: a reference file belongs in data/reference/, passed over",
                     path.display()
                 )),
+                // Never the run the chapters show: it has none of their
+                // experiments, and as the newest it would blank them all.
+                Ok(run) if run.inspect().is_some() => {
+                    warnings.push(format!(
+                        "{}: an inspection belongs in data/inspections/; shown on the \"your process\" page only",
+                        path.display()
+                    ));
+                    inspections.push((run, path));
+                }
                 Ok(run) => own_runs.push(run),
                 Err(e) => warnings.push(format!("{e} (passed over)")),
             }
@@ -55,13 +82,26 @@ impl DataSet {
             load_strict(&dir.join("example"), false)?
         };
         let (run, sources) = merge(runs);
+        let inspection = inspection(dir, inspections, &mut warnings)?;
         Ok(DataSet {
             run,
             own,
             sources,
             references: load_strict(&dir.join("reference"), true)?,
             warnings,
+            inspection,
         })
+    }
+
+    /// What a `{{chart}}` is built from: the shown run first, then the
+    /// references, then the inspection (only the `inspect-*` charts read
+    /// it).
+    pub fn chart_runs(&self) -> Vec<&RunFile> {
+        self.run
+            .iter()
+            .chain(&self.references)
+            .chain(self.inspection.as_ref().map(|i| &i.run))
+            .collect()
     }
 
     /// The reference file of `source_id` (e.g. `R1`) that reports
@@ -72,6 +112,48 @@ impl DataSet {
                 && r.experiment(experiment).is_some()
         })
     }
+}
+
+/// The newest readable inspection in `data/inspections/` (plus any found
+/// among the runs), else the committed example. A reader's file that does
+/// not load, or is not an inspection, is passed over with a warning naming
+/// the file and the field.
+fn inspection(
+    dir: &Path,
+    mut found: Vec<(RunFile, PathBuf)>,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Inspection>> {
+    for path in json_files(&dir.join("inspections"))? {
+        match read_run(&path) {
+            Ok(run) if run.inspect().is_some() => found.push((run, path)),
+            Ok(_) => warnings.push(format!(
+                "{}: field `experiments`: no `inspect` results (a run belongs in data/runs/), passed over",
+                path.display()
+            )),
+            Err(e) => warnings.push(format!("{e} (passed over)")),
+        }
+    }
+    let own = !found.is_empty();
+    if !own {
+        for path in json_files(&dir.join("example-inspection"))? {
+            let run = read_run(&path).map_err(Error::new)?;
+            if run.inspect().is_none() {
+                return Err(Error::msg(format!(
+                    "{}: field `experiments`: expected a `collector inspect` file",
+                    path.display()
+                )));
+            }
+            found.push((run, path));
+        }
+    }
+    found.sort_by_key(|(r, _)| std::cmp::Reverse(started(r)));
+    Ok(found.into_iter().next().map(|(run, path)| Inspection {
+        run,
+        own,
+        file: path
+            .file_name()
+            .map_or(String::new(), |f| f.to_string_lossy().into_owned()),
+    }))
 }
 
 /// Loads committed files, where any problem is ours and must stop the build.
@@ -108,15 +190,19 @@ pub struct Source {
 
 /// The newest run first: by parsed start time, then run id.
 fn newest_first(runs: &mut [RunFile]) {
-    let key = |r: &RunFile| match &r.provenance {
+    runs.sort_by_key(|r| std::cmp::Reverse(started(r)));
+}
+
+/// When a run started, then its id: the order "newest" means.
+fn started(r: &RunFile) -> (Option<UtcTime>, String) {
+    match &r.provenance {
         Provenance::Collector {
             started_utc,
             run_id,
             ..
         } => (UtcTime::parse(started_utc).ok(), run_id.clone()),
         Provenance::Reference { .. } => (None, String::new()),
-    };
-    runs.sort_by_key(|r| std::cmp::Reverse(key(r)));
+    }
 }
 
 /// How good a record is for the book: complete beats cut short beats

@@ -165,11 +165,10 @@ fn register_text(
 /// The figure for chart `name`, built from the shown run and the
 /// references; the caption defaults to the chart's title.
 pub fn chart_html(data: &DataSet, name: &str, caption: Option<&str>) -> Result<String, String> {
-    let run = data
-        .run
-        .as_ref()
-        .ok_or("there is no run in data/ to chart")?;
-    let runs: Vec<_> = std::iter::once(run).chain(&data.references).collect();
+    if data.run.is_none() {
+        return Err("there is no run in data/ to chart".into());
+    }
+    let runs = data.chart_runs();
     let spec = pagewalk_figures::build(name, &runs).map_err(|e| e.to_string())?;
     Ok(pagewalk_figures::figure_html(
         name,

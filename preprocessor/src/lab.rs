@@ -10,7 +10,7 @@
 //! | `first-touch` | grow memory, write each 4 KiB page twice; chart `lab-first-touch` |
 //! | `chase` | the pointer chase over region sizes; chart `lab-chase` |
 //! | `tlb-model` | sliders for an LRU TLB model; chart `lab-tlb-model` |
-//! | `compare` | load collector JSON files to overlay on every chart of the page |
+//! | `compare` | load collector JSON files to overlay on every chart of the page; two or more get the verdict table of `collector compare` |
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -222,6 +222,7 @@ fn compare() -> String {
          <label>choose files <input type=\"file\" accept=\".json,application/json\" multiple disabled></label>. \
          They are read in this page and sent nowhere.</div>\n\
          <ul class=\"pw-lab-files\"></ul>\n\
+         <div class=\"pw-lab-verdicts\" aria-live=\"polite\" hidden></div>\n\
          <p><label><input type=\"checkbox\" name=\"keep\" disabled> Keep my in-page results in this browser \
          (localStorage), so they are here next time</label></p>\n",
         max = pagewalk_model::limits::MAX_FILE_BYTES

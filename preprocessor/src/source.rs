@@ -94,6 +94,7 @@ mod tests {
                 .collect(),
             references: Vec::new(),
             warnings: Vec::new(),
+            inspection: None,
         }
     }
 

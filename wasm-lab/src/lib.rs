@@ -14,6 +14,7 @@
 //! | [`chase`] | the pointer chase over region sizes up to a bound |
 //! | [`tlb_model`] | the LRU TLB model over the same sizes |
 //! | [`load_file`] | validates a run file and builds its overlay for each chart |
+//! | [`compare_files`] | holds two or more run files against the first, as `collector compare` does |
 //!
 //! The experiments run synchronously: the worker is busy until they
 //! return, and the page cancels one by terminating the worker.
@@ -168,4 +169,49 @@ pub fn load_file(label: &str, bytes: &[u8], charts: &str) -> String {
             .and_then(|c| pagewalk_lab::overlay::load_file(label, bytes, &c))
             .map(|f| json!({ "file": f })),
     )
+}
+
+/// Compares run files: `names` is a JSON array of file names, `lengths` a
+/// JSON array of their byte counts, `bytes` the files one after another
+/// (one buffer crosses into wasm more simply than a list of them).
+/// Returns `{"table": CompareTable}` or `{"error"}` naming the file.
+#[wasm_bindgen]
+pub fn compare_files(names: &str, lengths: &str, bytes: &[u8]) -> String {
+    report(split_files(names, lengths, bytes).and_then(|files| {
+        pagewalk_lab::compare::compare_files(&files).map(|t| json!({ "table": t }))
+    }))
+}
+
+fn split_files(names: &str, lengths: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let names = parse::<Vec<String>>("file name", names)?;
+    let lengths = parse::<Vec<usize>>("file length", lengths)?;
+    if names.len() != lengths.len() || lengths.iter().sum::<usize>() != bytes.len() {
+        return Err("the files did not arrive whole; load them again".to_string());
+    }
+    let mut at = 0;
+    Ok(names
+        .into_iter()
+        .zip(lengths)
+        .map(|(name, n)| {
+            let file = bytes[at..at + n].to_vec();
+            at += n;
+            (name, file)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_split_by_their_lengths_and_a_short_buffer_is_refused() {
+        let files = split_files(r#"["a","b"]"#, "[2,3]", b"xyabc").unwrap();
+        assert_eq!(
+            files,
+            [("a".into(), b"xy".to_vec()), ("b".into(), b"abc".to_vec())]
+        );
+        assert!(split_files(r#"["a","b"]"#, "[2,3]", b"xyab").is_err());
+        assert!(split_files(r#"["a"]"#, "[2,3]", b"xyabc").is_err());
+    }
 }

@@ -48,7 +48,7 @@ pub fn render(r: &InspectResults, path: &Path) -> String {
             Presence::Present => "PRESENT".to_string(),
             other => other.label().to_string(),
         };
-        let evidence: Vec<String> = v.evidence.iter().map(evidence).collect();
+        let evidence: Vec<String> = v.evidence.iter().map(Evidence::text).collect();
         table.add_row(vec![
             v.symptom.label().to_string(),
             verdict,
@@ -73,19 +73,4 @@ pub fn render(r: &InspectResults, path: &Path) -> String {
         }
     }
     out
-}
-
-/// `1234.5 /s minor faults`, `0.98 huge-page share ...`
-fn evidence(e: &Evidence) -> String {
-    let v = e.value;
-    let number = if e.unit == "fraction" || (v.fract() != 0.0 && v.abs() < 10.0) {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.0}")
-    };
-    match e.unit.as_str() {
-        "count" => format!("{number} {}", e.what),
-        "fraction" => format!("{}: {number}", e.what),
-        unit => format!("{}: {number} {unit}", e.what),
-    }
 }

@@ -14,6 +14,7 @@ mod bars;
 mod first_touch;
 #[cfg(test)]
 mod fixtures;
+mod inspect;
 mod noise;
 mod points;
 mod syscall;
@@ -22,6 +23,9 @@ mod translation;
 
 pub use alloc::alloc_latency;
 pub use first_touch::{first_touch_faults, first_touch_ns_per_page};
+pub use inspect::{
+    inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,
+};
 pub use noise::noise_spread;
 pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
@@ -39,6 +43,10 @@ pub const CHART_NAMES: &[&str] = &[
     "staircase",
     "tlb-reach",
     "thp",
+    inspect::FAULTS,
+    inspect::SWITCHES,
+    inspect::RUN_QUEUE,
+    inspect::HUGE_PAGES,
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,7 +75,8 @@ impl std::error::Error for BuildError {}
 
 /// Builds the chart `name`. `runs[0]` is the run the chapter shows (the
 /// reader's own or the example run); the rest are published references,
-/// and each chart picks the one that reports its experiment.
+/// and each chart picks the one that reports its experiment. The
+/// `inspect-*` charts draw the `collector inspect` file among `runs`.
 pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
     let run = || {
         runs.first()
@@ -75,6 +84,7 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             .ok_or_else(|| BuildError::NoRun(name.to_string()))
     };
     let references = runs.get(1..).unwrap_or_default();
+    let inspected = || inspection_in(runs).ok_or_else(|| BuildError::NoRun(name.to_string()));
     match name {
         "first-touch-ns-per-page" => Ok(first_touch_ns_per_page(
             run()?,
@@ -107,6 +117,11 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             run()?,
             reference_for(references, pagewalk_model::translation::THP),
         )),
+        // A `collector inspect` file, wherever it is in `runs`.
+        inspect::FAULTS => Ok(inspect_faults(inspected()?)),
+        inspect::SWITCHES => Ok(inspect_switches(inspected()?)),
+        inspect::RUN_QUEUE => Ok(inspect_run_queue(inspected()?)),
+        inspect::HUGE_PAGES => Ok(inspect_huge_pages(inspected()?)),
         _ => Err(BuildError::UnknownChart(name.to_string())),
     }
 }
