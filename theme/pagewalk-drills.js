@@ -13,6 +13,7 @@
     if (drills.length === 0) return;
     const store = openStore();
     const items = drills.map((el) => setUp(el, store));
+    items.forEach((it, i) => it.heading && (it.heading.dataset.pwDrillN = String(i + 1)));
     const progress = progressPanel(items, store);
     (items[0].heading || items[0].el).before(progress.el);
     items.forEach((it) => (it.onChange = progress.update));

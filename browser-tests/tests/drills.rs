@@ -277,6 +277,18 @@ fn progress_survives_a_reload_and_filters() {
             .eval("return [...document.querySelectorAll('div.pw-drill')].filter(d => d.checkVisibility() && d.previousElementSibling.checkVisibility()).map(d => d.dataset.drill);")
             .await?;
         ensure!(visible == json!([PLAIN]), "only missed shows {visible}");
+        // It keeps the number it has in the full list.
+        let numbers = browser
+            .eval(&format!(
+                "const all = [...document.querySelectorAll('div.pw-drill')];
+                 const h = document.querySelector('#drill-{PLAIN}').previousElementSibling;
+                 return [getComputedStyle(h, '::before').content, all.findIndex(d => d.id === 'drill-{PLAIN}') + 1];"
+            ))
+            .await?;
+        ensure!(
+            numbers[0] == json!(format!("\"{}. \"", numbers[1])),
+            "the missed drill's number under the filter: {numbers}"
+        );
         click(browser, ".pw-drills-only-missed").await?;
 
         click(browser, ".pw-drills-reset").await?;
