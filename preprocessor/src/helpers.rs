@@ -111,12 +111,12 @@ fn code(
     h: &Helper,
     _: &Handlebars,
     ctx: &Context,
-    _: &mut RenderContext,
+    rc: &mut RenderContext,
     out: &mut dyn Output,
 ) -> HelperResult {
     let p = h.param(0).ok_or_else(|| err("code", "needs a value"))?;
     let path = p.relative_path().map_or("?", |s| s.as_str());
-    if p.is_value_missing() && !passes_through_null(ctx.data(), path) {
+    if p.is_value_missing() && !honest_gap(ctx, rc, path) {
         return Err(err(
             "code",
             &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)"),
@@ -144,7 +144,7 @@ type Text = Result<Option<String>, RenderError>;
 fn register_text(
     hb: &mut Handlebars<'static>,
     helper: &'static str,
-    text: fn(&Helper, &Context) -> Text,
+    text: fn(&Helper, &Context, &RenderContext) -> Text,
 ) {
     hb.register_helper(
         helper,
@@ -152,10 +152,10 @@ fn register_text(
             move |h: &Helper,
                   _: &Handlebars,
                   ctx: &Context,
-                  _: &mut RenderContext,
+                  rc: &mut RenderContext,
                   out: &mut dyn Output|
                   -> HelperResult {
-                out.write(text(h, ctx)?.as_deref().unwrap_or(MISSING))?;
+                out.write(text(h, ctx, rc)?.as_deref().unwrap_or(MISSING))?;
                 Ok(())
             },
         ),
@@ -184,14 +184,19 @@ fn err(helper: &str, msg: &str) -> RenderError {
 /// The numeric value of parameter `i`: `Ok(None)` for an honest null,
 /// including a path that runs through a null (`ft.modes.populate.first.ns`
 /// when that mode has no first pass).
-fn number(h: &Helper, ctx: &Context, i: usize) -> Result<Option<f64>, RenderError> {
+fn number(
+    h: &Helper,
+    ctx: &Context,
+    rc: &RenderContext,
+    i: usize,
+) -> Result<Option<f64>, RenderError> {
     let name = h.name();
     let p: &PathAndJson = h
         .param(i)
         .ok_or_else(|| err(name, &format!("needs parameter {}", i + 1)))?;
     if p.is_value_missing() {
         let path = p.relative_path().map_or("?", |s| s.as_str());
-        if passes_through_null(ctx.data(), path) {
+        if honest_gap(ctx, rc, path) {
             return Ok(None);
         }
         return Err(err(
@@ -206,6 +211,29 @@ fn number(h: &Helper, ctx: &Context, i: usize) -> Result<Option<f64>, RenderErro
             .map(Some)
             .ok_or_else(|| err(name, &format!("expected a number, found {v}"))),
     }
+}
+
+/// Whether a path that found no value stops at a null (an honest gap)
+/// rather than at a key that does not exist (a typo). Inside `#each` or
+/// `#with` a path is relative to the block's value, as Handlebars reads it;
+/// `@root.` starts from the top.
+fn honest_gap(ctx: &Context, rc: &RenderContext, path: &str) -> bool {
+    if let Some(rest) = path.strip_prefix("@root.") {
+        return passes_through_null(ctx.data(), rest);
+    }
+    let rest = path.strip_prefix("this.").unwrap_or(path);
+    // `#each` keeps its position as a path of keys and indices.
+    let scope = rc.block().and_then(|b| match b.base_value() {
+        Some(v) => Some(v),
+        None => b
+            .base_path()
+            .iter()
+            .try_fold(ctx.data(), |v, k| match k.parse::<usize>() {
+                Ok(i) if v.is_array() => v.get(i),
+                _ => v.get(k.as_str()),
+            }),
+    });
+    passes_through_null(scope.unwrap_or(ctx.data()), rest)
 }
 
 /// Walks `path` from the root: true when it stops at a null before its end
@@ -230,23 +258,32 @@ fn decimals(h: &Helper) -> usize {
     h.param(1).and_then(|p| p.value().as_u64()).unwrap_or(0) as usize
 }
 
-fn num(h: &Helper, ctx: &Context) -> Text {
-    Ok(number(h, ctx, 0)?.map(|x| format_num(x, decimals(h))))
+/// `{{num x}}`, `{{num x 1}}`, `{{num x 1 unit="ms"}}`: grouped digits,
+/// the unit after a space; "n/a" alone for a gap.
+fn num(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
+    let unit = h.hash_get("unit").and_then(|u| u.value().as_str());
+    Ok(number(h, ctx, rc, 0)?.map(|x| {
+        let n = format_num(x, decimals(h));
+        match unit {
+            Some(u) => format!("{n} {}", escape_text(u)),
+            None => n,
+        }
+    }))
 }
 
-fn dur(h: &Helper, ctx: &Context) -> Text {
-    Ok(number(h, ctx, 0)?.map(format_dur))
+fn dur(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
+    Ok(number(h, ctx, rc, 0)?.map(format_dur))
 }
 
-fn ratio(h: &Helper, ctx: &Context) -> Text {
-    Ok(match (number(h, ctx, 0)?, number(h, ctx, 1)?) {
+fn ratio(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
+    Ok(match (number(h, ctx, rc, 0)?, number(h, ctx, rc, 1)?) {
         (Some(a), Some(b)) if b != 0.0 => Some(format_ratio(a / b)),
         _ => None,
     })
 }
 
-fn pct(h: &Helper, ctx: &Context) -> Text {
-    Ok(number(h, ctx, 0)?.map(|x| format!("{}%", format_num(x * 100.0, decimals(h)))))
+fn pct(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
+    Ok(number(h, ctx, rc, 0)?.map(|x| format!("{}%", format_num(x * 100.0, decimals(h)))))
 }
 
 /// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).
@@ -295,6 +332,24 @@ pub fn format_ratio(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_in_blocks_are_relative_and_units_follow_the_number() {
+        let mut hb = Handlebars::new();
+        hb.register_escape_fn(escape_text);
+        register_text(&mut hb, "num", num);
+        let ctx = serde_json::json!({"rows": [{"ms": 1.26, "gap": null}], "top": 3});
+        let row = "{{#each rows}}{{num ms 1 unit=\"ms\"}} {{num gap.x unit=\"ms\"}} {{num @root.top}}{{/each}}";
+        assert_eq!(hb.render_template(row, &ctx).unwrap(), "1.3 ms n/a 3");
+        // A typo inside a block is still a typo, not "n/a".
+        let e = hb
+            .render_template("{{#each rows}}{{num nope}}{{/each}}", &ctx)
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("`nope` is not in the context"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn numbers() {

@@ -50,9 +50,28 @@ pub fn view(run: &RunFile) -> Value {
         })),
         "all_checks_passed": failed.is_empty(),
         "failed_checks": failed,
+        "rust_forms": rust_forms(ft),
         "modes": modes,
         "stated": &ft.stated,
     })
+}
+
+/// The Rust forms that ran, in the chapter's order, each as its source
+/// text and its mode's view: the rows of the chapter's table.
+fn rust_forms(ft: &FirstTouchResults) -> Vec<Value> {
+    const FORMS: [(Mode, &str); 3] = [
+        (Mode::VecMacro, "vec![0u8; n]"),
+        (Mode::ResizeZero, "resize(n, 0)"),
+        (Mode::ResizeOne, "resize(n, 1)"),
+    ];
+    FORMS
+        .iter()
+        .filter_map(|&(m, form)| {
+            let r = ft.mode(m)?;
+            let ran = r.summary.allocation.is_some() || r.summary.first_pass.is_some();
+            ran.then(|| json!({ "form": form, "mode": mode(ft, r) }))
+        })
+        .collect()
 }
 
 /// For an interrupted run, what it finished instead of "every mode N
