@@ -16,8 +16,8 @@ mod spec;
 mod table;
 
 pub use builders::{
-    alloc_latency, build, first_touch_faults, first_touch_ns_per_page, noise_spread, series_name,
-    syscall_floor, tail_histogram, tail_percentiles, BuildError, CHART_NAMES,
+    alloc_latency, build, charts_of, first_touch_faults, first_touch_ns_per_page, noise_spread,
+    series_name, syscall_floor, tail_histogram, tail_percentiles, BuildError, CHART_NAMES,
 };
 pub use builders::{
     inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,

@@ -450,3 +450,19 @@ fn csv_keeps_the_exact_values_and_whisker_ends() {
     odd.categories[0].label = "a, \"b\"".into();
     assert!(table_csv(&odd).contains("\r\n\"a, \"\"b\"\"\",250.5,"));
 }
+
+/// The chart names are exactly the charts of every kind, in the model's
+/// order: a chart added to one list and not the other fails here.
+#[test]
+fn chart_names_are_the_charts_of_every_kind() {
+    let per_kind: Vec<&str> = pagewalk_model::Kind::ALL
+        .iter()
+        .flat_map(|&k| charts_of(k).iter().copied())
+        .collect();
+    let mut sorted = per_kind.clone();
+    sorted.sort();
+    let mut names = CHART_NAMES.to_vec();
+    names.sort();
+    assert_eq!(sorted, names);
+    assert_eq!(per_kind.len(), CHART_NAMES.len(), "a chart listed twice");
+}

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use pagewalk_model::{Provenance, RunFile, Summary};
+use pagewalk_model::{Kind, Provenance, RunFile, Summary};
 
 use crate::spec::{ChartSpec, Point, Role};
 
@@ -48,6 +48,30 @@ pub const CHART_NAMES: &[&str] = &[
     inspect::RUN_QUEUE,
     inspect::HUGE_PAGES,
 ];
+
+/// The charts drawn from each experiment kind's results. Exhaustive: a new
+/// kind in the model's list does not compile until its charts (or none)
+/// are named here; a test holds [`CHART_NAMES`] to exactly these.
+pub fn charts_of(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::FirstTouch => &["first-touch-ns-per-page", "first-touch-faults"],
+        Kind::Tail => &["tail-histogram", "tail-percentiles"],
+        Kind::Alloc => &["alloc-latency"],
+        Kind::Syscall => &["syscall-floor"],
+        Kind::Noise => &["noise-spread"],
+        Kind::Staircase => &["staircase"],
+        Kind::TlbReach => &["tlb-reach"],
+        Kind::Thp => &["thp"],
+        // NUMA placement is told in a table, not a chart.
+        Kind::Numa => &[],
+        Kind::Inspect => &[
+            inspect::FAULTS,
+            inspect::SWITCHES,
+            inspect::RUN_QUEUE,
+            inspect::HUGE_PAGES,
+        ],
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildError {
