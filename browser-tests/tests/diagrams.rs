@@ -140,7 +140,7 @@ fn diagrams_without_javascript_and_in_every_theme() {
         }
 
         // Text in the diagrams is the page's text colour in every theme.
-        for page in [PAGE, "first-touch.html", "tlb-reach.html", "virtual-machines.html"] {
+        for page in [PAGE, "first-touch.html", "tlb-reach.html", "virtual-machines.html", "allocator.html"] {
             browser.goto(&book.server.url(page)).await?;
             for theme in THEMES {
                 browser.switch_theme(theme).await?;
