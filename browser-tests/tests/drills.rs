@@ -9,6 +9,7 @@ use mdbook_pagewalk::helpers::{format_dur, format_ratio};
 use mdbook_pagewalk::DataSet;
 use pagewalk_browser_tests::thirtyfour::prelude::*;
 use pagewalk_browser_tests::{built_book as book, file_url, workspace_root, Browser};
+use pagewalk_figures::size_label;
 use pagewalk_model::{Mode, RunFile, SyscallOp};
 use serde_json::{json, Value};
 
@@ -225,6 +226,25 @@ fn answers_open_on_request_and_a_guess_meets_the_run() {
             .await?;
         let yours = text(browser, &format!("#drill-{PLAIN} .pw-drill-yours")).await?;
         ensure!(yours.contains("zero pages"), "text guess shown as {yours:?}");
+
+        // A size is typed in KiB and compared in bytes: half the L2 TLB's
+        // reach reads "2.0× too low" beside the reach CPUID gave the run.
+        let ctx = mdbook_pagewalk::context::build(&data);
+        if let Some(reach) = ctx["stair"]["cpuid"]["l2_4k"]["reach_bytes"].as_f64() {
+            let id = "tlb-step";
+            ensure!(built_value(browser, id, "run").await? == reach, "{id}: page and context differ");
+            browser
+                .set_value(&format!("#drill-{id} .pw-drill-field"), &format!("{}", reach / 2048.0))
+                .await?;
+            click(browser, &format!("#drill-{id} .pw-drill-commit")).await?;
+            click(browser, &format!("#drill-{id} summary")).await?;
+            browser
+                .wait_for(&format!("document.querySelector('#drill-{id} .pw-drill-against')"))
+                .await?;
+            let against = text(browser, &format!("#drill-{id} .pw-drill-against")).await?;
+            let want = format!("{}, {} too low", size_label(reach as u64), format_ratio(2.0));
+            ensure!(against.contains(&want), "{id}: {against:?} lacks {want:?}");
+        }
         Ok(())
     });
 }
