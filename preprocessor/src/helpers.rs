@@ -42,9 +42,6 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
             },
         ),
     );
-    crate::lab::register(hb, data.clone());
-    crate::drill::register(hb);
-    crate::diagram::register(hb);
     register_named(hb, "chart", "the chart's name", move |h, name| {
         let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
         chart_html(&data, name, caption)

@@ -84,7 +84,12 @@ impl Renderer {
         // Every `{{value}}` is text, never markup, whoever wrote the run
         // file; helpers (charts, labs, `code`) write their own safe HTML.
         hb.register_escape_fn(helpers::escape_text);
+        // Every helper is registered here, so helper modules only use the
+        // shared registration functions in `helpers`, never each other.
         helpers::register(&mut hb, data.clone());
+        lab::register(&mut hb, data.clone());
+        drill::register(&mut hb);
+        diagram::register(&mut hb);
         Renderer {
             hb,
             context: context::build(&data),
