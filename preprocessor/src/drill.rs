@@ -86,7 +86,10 @@ fn drill<'reg, 'rc>(
     let mut links = vec![format!("[Chapter: {}]({chapter})", title)];
     if let Some(chart) = text("chart") {
         let page = text("chart_in").unwrap_or(chapter.split('#').next().unwrap_or(chapter));
-        links.push(format!("[Chart: {chart}]({page}#chart-{chart})"));
+        // The chart's name in words: `first-touch-ns-per-page` reads
+        // "first touch ns per page".
+        let words = chart.replace('-', " ");
+        links.push(format!("[Chart: {words}]({page}#chart-{chart})"));
     }
     if let Some(exp) = text("experiment") {
         links.push(format!(
