@@ -97,13 +97,7 @@ mod tests {
     use super::*;
 
     fn example() -> Vec<u8> {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example");
-        let path = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|x| x == "json"))
-            .unwrap();
-        std::fs::read(path).unwrap()
+        std::fs::read(crate::example_run_path()).unwrap()
     }
 
     #[test]

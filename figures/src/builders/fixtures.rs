@@ -10,6 +10,18 @@ pub fn r2(file: &str) -> RunFile {
     read_run(std::path::Path::new(&path)).unwrap()
 }
 
+/// The committed file in `data/FOLDER/` (the example run, the example
+/// inspection).
+pub fn committed(folder: &str) -> RunFile {
+    let dir = format!("{}/../data/{folder}", env!("CARGO_MANIFEST_DIR"));
+    let path = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap_or_else(|| panic!("a json file in {dir}"));
+    read_run(&path).unwrap()
+}
+
 /// How many points have a value: each must be drawn as one mark.
 pub fn values(spec: &ChartSpec) -> usize {
     spec.series

@@ -28,6 +28,13 @@ pub fn inspection_in<'a>(runs: &[&'a RunFile]) -> Option<&'a RunFile> {
         .or_else(|| runs.first().copied())
 }
 
+/// A sample's time to the millisecond: finer than any sampling interval,
+/// and few enough digits that every JSON parser (the page's compact one
+/// too) reads back the same number.
+fn at(t_s: f64) -> f64 {
+    (t_s * 1000.0).round() / 1000.0
+}
+
 /// One counter read off a sample; `None` where it could not be read.
 type Counter = fn(&ProcessSample) -> Option<f64>;
 
@@ -41,7 +48,7 @@ fn rate(i: &InspectResults, counter: Counter, per: f64) -> Vec<Point> {
                 (Some(a), Some(b)) if dt > 0.0 => Some((b - a) / dt * per),
                 _ => None,
             };
-            Point::xy(w[1].t_s, value)
+            Point::xy(at(w[1].t_s), value)
         })
         .collect()
 }
@@ -162,7 +169,7 @@ pub fn inspect_huge_pages(run: &RunFile) -> ChartSpec {
         |i, share, per| {
             i.samples
                 .iter()
-                .map(|s| Point::xy(s.t_s, share(s).map(|v| v * per)))
+                .map(|s| Point::xy(at(s.t_s), share(s).map(|v| v * per)))
                 .collect()
         },
     );
@@ -175,14 +182,10 @@ pub fn inspect_huge_pages(run: &RunFile) -> ChartSpec {
 mod tests {
     use super::*;
 
+    use super::super::fixtures::committed;
+
     fn inspection() -> RunFile {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example-inspection");
-        let path = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|x| x == "json"))
-            .expect("a committed inspection");
-        pagewalk_model::read_run(&path).unwrap()
+        committed("example-inspection")
     }
 
     #[test]
@@ -195,21 +198,14 @@ mod tests {
         let (a, b) = (&i.samples[0], &i.samples[1]);
         let want = (b.minor_faults - a.minor_faults) as f64 / (b.t_s - a.t_s);
         assert_eq!(minor.points[0].value, Some(want));
-        assert_eq!(minor.points[0].x, Some(b.t_s));
+        assert_eq!(minor.points[0].x, Some(at(b.t_s)));
+        assert!((at(b.t_s) - b.t_s).abs() <= 0.0005);
     }
 
     #[test]
     fn the_inspection_is_found_among_other_runs_and_a_run_gives_a_note() {
         let insp = inspection();
-        let example = {
-            let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example");
-            let path = std::fs::read_dir(dir)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .find(|p| p.extension().is_some_and(|x| x == "json"))
-                .unwrap();
-            pagewalk_model::read_run(&path).unwrap()
-        };
+        let example = committed("example");
         let found = inspection_in(&[&example, &insp]).unwrap();
         assert!(found.inspect().is_some());
         let spec = inspect_huge_pages(&example);
