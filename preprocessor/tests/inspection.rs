@@ -10,7 +10,9 @@ use mdbook_pagewalk::{context, DataSet, Renderer};
 use serde_json::Value;
 
 fn committed(folder: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(folder);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(folder);
     std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -31,7 +33,11 @@ fn data_dir(files: &[(&str, &str, String)]) -> tempfile::TempDir {
         std::fs::create_dir_all(dir.path().join(folder)).unwrap();
     }
     let ex = committed("example");
-    std::fs::copy(&ex, dir.path().join("example").join(ex.file_name().unwrap())).unwrap();
+    std::fs::copy(
+        &ex,
+        dir.path().join("example").join(ex.file_name().unwrap()),
+    )
+    .unwrap();
     for (folder, name, text) in files {
         std::fs::create_dir_all(dir.path().join(folder)).unwrap();
         std::fs::write(dir.path().join(folder).join(name), text).unwrap();
@@ -40,9 +46,10 @@ fn data_dir(files: &[(&str, &str, String)]) -> tempfile::TempDir {
 }
 
 fn chapter(data: DataSet) -> String {
-    let template =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/your-process.md"))
-            .unwrap();
+    let template = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/your-process.md"),
+    )
+    .unwrap();
     Renderer::new(Arc::new(data))
         .render("your-process.md", &template)
         .unwrap()
@@ -71,6 +78,9 @@ fn the_readers_newest_wins_over_the_example_and_is_never_the_run() {
     newer["provenance"]["run_id"] = "20300101T000000Z-000002".into();
     newer["provenance"]["started_utc"] = "2030-01-01T00:00:00Z".into();
     newer["experiments"][0]["results"]["inspect"]["command"] = "<b>newer</b>".into();
+    let v0 = &mut newer["experiments"][0]["results"]["inspect"]["verdicts"][0];
+    v0["reason"] = "<script>alert(1)</script>".into();
+    v0["evidence"][0]["what"] = "[x](javascript:alert(1))".into();
     let dir = data_dir(&[
         ("inspections", "a.json", newer.to_string()),
         // Misplaced among the runs: still an inspection, never the run.
@@ -83,7 +93,9 @@ fn the_readers_newest_wins_over_the_example_and_is_never_the_run() {
     assert!(!data.own, "an inspection became the reader's run");
     assert!(data.run.as_ref().unwrap().inspect().is_none());
     assert!(
-        data.warnings.iter().any(|w| w.contains("b.json") && w.contains("data/inspections/")),
+        data.warnings
+            .iter()
+            .any(|w| w.contains("b.json") && w.contains("data/inspections/")),
         "{:?}",
         data.warnings
     );
@@ -95,10 +107,22 @@ fn the_readers_newest_wins_over_the_example_and_is_never_the_run() {
     // inert), the file's markup is characters.
     let prose: String = page
         .split("<script")
-        .map(|part| part.split_once("</script>").map_or(part, |(_, after)| after))
+        .map(|part| {
+            part.split_once("</script>")
+                .map_or(part, |(_, after)| after)
+        })
         .collect();
-    assert!(prose.contains("&lt;b&gt;newer&lt;/b&gt;"), "the command is not shown");
+    assert!(
+        prose.contains("&lt;b&gt;newer&lt;/b&gt;"),
+        "the command is not shown"
+    );
     assert!(!prose.contains("<b>newer"), "the command became markup");
+    assert!(!prose.contains("alert(1)</"), "a reason became markup");
+    assert!(!prose.contains("](javascript"), "evidence became a link");
+    assert!(
+        prose.contains("&lt;script&gt;alert"),
+        "the reason is not shown"
+    );
 }
 
 #[test]
@@ -121,11 +145,17 @@ fn a_bad_reader_file_is_passed_over_with_file_and_field_named() {
         w.contains("bad.json") && w.contains("verdicts[1].reason"),
         "{w}"
     );
-    assert!(w.contains("a-run.json") && w.contains("`experiments`"), "{w}");
+    assert!(
+        w.contains("a-run.json") && w.contains("`experiments`"),
+        "{w}"
+    );
     // Nothing of the reader's loaded: the example is shown, as the example.
     let shown = data.inspection.as_ref().unwrap();
     assert!(!shown.own);
-    assert_eq!(context::build(&data)["inspect"]["kind"], "the example process");
+    assert_eq!(
+        context::build(&data)["inspect"]["kind"],
+        "the example process"
+    );
 }
 
 #[test]

@@ -92,7 +92,12 @@ fn timeline(
         description,
         kind: ChartKind::Lines,
         x: Axis::linear("time since the first sample (s)", "s"),
-        y,
+        // Rates and shares are never negative, and a wait or a fault rate
+        // read against zero is not exaggerated by a cut axis.
+        y: Axis {
+            min: Some(0.0),
+            ..y
+        },
         categories: Vec::new(),
         series,
         note: joined(&notes, "; "),
@@ -173,7 +178,6 @@ pub fn inspect_huge_pages(run: &RunFile) -> ChartSpec {
                 .collect()
         },
     );
-    spec.y.min = Some(0.0);
     spec.y.max = Some(100.0);
     spec
 }
