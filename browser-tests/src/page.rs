@@ -62,8 +62,10 @@ impl Mark {
             self.value.is_finite(),
             "{chart}: mark without a numeric value: {self:?}"
         );
+        // `-1`: focusable, reached with the arrow keys from the chart's
+        // one tab stop (`0`); the static SVG without script has all `0`.
         ensure!(
-            self.tabindex.as_deref() == Some("0"),
+            matches!(self.tabindex.as_deref(), Some("0" | "-1")),
             "{chart}: mark not focusable: {self:?}"
         );
         let label = self.aria_label.as_deref().unwrap_or_default();
@@ -172,6 +174,16 @@ impl Browser {
         self.driver()
             .action_chain()
             .move_to_element_center(element)
+            .perform()
+            .await?;
+        Ok(())
+    }
+
+    /// Presses `key` (e.g. `Key::Right`) on the focused element.
+    pub async fn press(&self, key: Key) -> Result<()> {
+        self.driver()
+            .action_chain()
+            .send_keys(key)
             .perform()
             .await?;
         Ok(())

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::DataSet;
+use pagewalk_browser_tests::thirtyfour::Key;
 use pagewalk_browser_tests::{
     built_book as book, ensure_charts, file_url, human, marks_css, run_test as run, workspace_root,
     Browser, Mark, Table, ThemeSwitch,
@@ -212,18 +213,18 @@ fn hover_and_focus_show_the_exact_value() {
             .wait_for_tooltip_of(chart, &marks[first], "focusing a mark")
             .await?;
 
-        // Tab moves to the next mark, and the tooltip follows.
-        browser.press_tab().await?;
+        // The right arrow moves to the next mark, and the tooltip follows.
+        browser.press(Key::Right).await?;
         let next = &marks[first + 1];
         let active = browser
             .eval("const a = document.activeElement; return [a.getAttribute('data-series'), a.getAttribute('data-category')];")
             .await?;
         ensure!(
             active == json!([next.series, next.category]),
-            "{chart}: Tab from the first mark focused {active}, expected the next mark {next:?}"
+            "{chart}: the right arrow from the first mark focused {active}, expected the next mark {next:?}"
         );
         browser
-            .wait_for_tooltip_of(chart, next, "pressing Tab")
+            .wait_for_tooltip_of(chart, next, "pressing the right arrow")
             .await?;
 
         // The mouse over the widest bar (easy to hit) shows its value.

@@ -127,59 +127,68 @@ pub fn table_html(spec: &ChartSpec) -> String {
 /// one row per category or x value; a series with whiskers gets two more
 /// columns for their ends. Gaps are empty fields.
 pub fn table_csv(spec: &ChartSpec) -> String {
-    fn field(s: &str) -> String {
+    // Fields are written straight into one string (small in the page's wasm).
+    fn field(out: &mut String, s: &str, first: bool) {
+        if !first {
+            out.push(',');
+        }
         if s.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
+            let _ = write!(out, "\"{}\"", s.replace('"', "\"\""));
         } else {
-            s.to_string()
+            out.push_str(s);
         }
     }
     let spread = |s: &Series| s.points.iter().any(|p| p.min.is_some() && p.max.is_some());
     let (low, high) = spec.y.whisker_names();
-    let first = match spec.kind {
-        ChartKind::Lines if !spec.x.unit.is_empty() => {
-            format!("{} ({})", spec.x.label, spec.x.unit)
-        }
-        _ => spec.x.label.clone(),
-    };
-    let mut header = vec![field(&first)];
-    for s in &spec.series {
-        let name = if spec.y.unit.is_empty() {
-            s.name.clone()
+    let with_unit = |name: &str, unit: &str| {
+        if unit.is_empty() {
+            name.to_string()
         } else {
-            format!("{} ({})", s.name, spec.y.unit)
-        };
-        header.push(field(&name));
+            format!("{name} ({unit})")
+        }
+    };
+    let x_unit = if spec.kind == ChartKind::Lines {
+        spec.x.unit.as_str()
+    } else {
+        ""
+    };
+    let mut out = String::new();
+    field(&mut out, &with_unit(&spec.x.label, x_unit), true);
+    for s in &spec.series {
+        field(&mut out, &with_unit(&s.name, &spec.y.unit), false);
         if spread(s) {
-            header.push(field(&format!("{} {low}", s.name)));
-            header.push(field(&format!("{} {high}", s.name)));
+            field(&mut out, &format!("{} {low}", s.name), false);
+            field(&mut out, &format!("{} {high}", s.name), false);
         }
     }
-    let mut out = header.join(",");
     out.push_str("\r\n");
-    let num = |v: Option<f64>| v.map(exact).unwrap_or_default();
-    let mut row = |first: String, at: &dyn Fn(&Series) -> Option<&Point>| {
-        let mut cells = vec![field(&first)];
+    let mut row = |first: &str, at: &dyn Fn(&Series) -> Option<&Point>| {
+        field(&mut out, first, true);
         for s in &spec.series {
             let p = at(s);
-            cells.push(num(p.and_then(|p| p.value)));
-            if spread(s) {
-                cells.push(num(p.and_then(|p| p.min)));
-                cells.push(num(p.and_then(|p| p.max)));
+            let ends = if spread(s) { 3 } else { 1 };
+            for v in [
+                p.and_then(|p| p.value),
+                p.and_then(|p| p.min),
+                p.and_then(|p| p.max),
+            ]
+            .into_iter()
+            .take(ends)
+            {
+                field(&mut out, &v.map(exact).unwrap_or_default(), false);
             }
         }
-        out.push_str(&cells.join(","));
         out.push_str("\r\n");
     };
     match spec.kind {
         ChartKind::Bars => {
             for c in &spec.categories {
-                row(c.label.clone(), &|s| s.at(&c.key));
+                row(&c.label, &|s| s.at(&c.key));
             }
         }
         ChartKind::Lines => {
             for x in xs(spec) {
-                row(exact(x), &|s| s.points.iter().find(|p| p.x == Some(x)));
+                row(&exact(x), &|s| s.points.iter().find(|p| p.x == Some(x)));
             }
         }
     }

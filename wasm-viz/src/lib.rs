@@ -68,8 +68,7 @@ pub fn init() -> u32 {
         match read_spec(&figure) {
             Ok(spec) => {
                 draw(&figure, &spec, &palette);
-                wire_tooltip(&figure);
-                wire_csv(&figure);
+                wire(&figure);
                 CHARTS.with(|c| c.borrow_mut().push(Chart { figure, spec }));
                 drawn += 1;
             }
@@ -230,6 +229,7 @@ fn draw(figure: &Element, spec: &ChartSpec, palette: &Palette) {
         _ => STATIC_WIDTH,
     };
     plot.set_inner_html(&render_svg(spec, palette, width, 0));
+    rove(&plot, None);
     let _ = figure.set_attribute("data-pw-state", "ready");
 }
 
@@ -293,37 +293,64 @@ fn mark_of(event: &Event) -> Option<Element> {
     target.closest(".pw-mark[data-value]").ok().flatten()
 }
 
-/// Hover and focus on a mark show its label (exact value and unit) in the
-/// figure's `.pw-tooltip` (a `role="status"` live region, so screen
-/// readers hear it too). Listeners sit on the plot container, so they
-/// survive redraws.
-fn wire_tooltip(figure: &Element) {
+/// One listener per figure, for every way a reader acts on a chart:
+/// hover and focus on a mark show its label (value and unit) in the
+/// figure's `.pw-tooltip` (a `role="status"` live region, so screen readers
+/// hear it too); arrow keys move between marks; "Copy as CSV" copies.
+/// It sits on the figure, so it survives redraws. Keys have a closure of
+/// their own: moving the focus fires focusin inside the key handler, and a
+/// wasm closure cannot be re-entered.
+fn wire(figure: &Element) {
+    add_csv_button(figure);
+    let fig = figure.clone();
+    let handler = Closure::<dyn FnMut(Event)>::new(move |event: Event| on_event(&fig, &event));
+    for name in ["mouseover", "focusin", "mouseout", "focusout", "click"] {
+        let _ = figure.add_event_listener_with_callback(name, handler.as_ref().unchecked_ref());
+    }
+    handler.forget();
+    let fig = figure.clone();
+    let on_key = Closure::<dyn FnMut(Event)>::new(move |event: Event| on_event(&fig, &event));
+    let _ = figure.add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+    on_key.forget();
+}
+
+fn on_event(figure: &Element, event: &Event) {
     let Some(plot) = figure.query_selector(".pw-chart-plot").ok().flatten() else {
         return;
     };
-    let fig = figure.clone();
-    let show = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-        if let Some(mark) = mark_of(&event) {
-            show_tooltip(&fig, &mark);
+    let mark = mark_of(event);
+    match (event.type_().as_str(), mark) {
+        ("mouseover", Some(mark)) => show_tooltip(figure, &mark),
+        ("focusin", Some(mark)) => {
+            // A mark reached by the mouse or from script becomes the tab stop.
+            let at = marks_in(&plot).iter().position(|m| *m == mark);
+            rove(&plot, at);
+            show_tooltip(figure, &mark);
         }
-    });
-    let fig = figure.clone();
-    let hide = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-        if let Some(mark) = mark_of(&event) {
-            let _ = mark.class_list().remove_1("pw-active");
+        ("mouseout" | "focusout", mark) => {
+            if let Some(mark) = mark {
+                let _ = mark.class_list().remove_1("pw-active");
+            }
+            if let Some(tip) = figure.query_selector(".pw-tooltip").ok().flatten() {
+                let _ = tip.class_list().remove_1("pw-visible");
+            }
         }
-        if let Some(tip) = fig.query_selector(".pw-tooltip").ok().flatten() {
-            let _ = tip.class_list().remove_1("pw-visible");
+        ("keydown", Some(mark)) => {
+            if let Some(key) = event.dyn_ref::<web_sys::KeyboardEvent>() {
+                arrow_key(&plot, &mark, key);
+            }
         }
-    });
-    for name in ["mouseover", "focusin"] {
-        let _ = plot.add_event_listener_with_callback(name, show.as_ref().unchecked_ref());
+        ("click", _) => {
+            let button = event
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .and_then(|t| t.closest(".pw-copy-csv").ok().flatten());
+            if let Some(button) = button {
+                copy_csv(figure, &button);
+            }
+        }
+        _ => {}
     }
-    for name in ["mouseout", "focusout"] {
-        let _ = plot.add_event_listener_with_callback(name, hide.as_ref().unchecked_ref());
-    }
-    show.forget();
-    hide.forget();
 }
 
 fn show_tooltip(figure: &Element, mark: &Element) {
@@ -361,71 +388,90 @@ fn add_csv_button(figure: &Element) {
     }
 }
 
-fn wire_csv(figure: &Element) {
-    add_csv_button(figure);
-    let fig = figure.clone();
-    let click = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-        let button = event
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .and_then(|t| t.closest(".pw-copy-csv").ok().flatten());
-        let Some(button) = button else { return };
-        let csv = CHARTS.with(|charts| {
-            charts
-                .borrow()
-                .iter()
-                .find(|c| c.figure == fig)
-                .map(|c| table_csv(&c.spec))
-        });
-        if let Some(csv) = csv {
-            copy_text(&button, &csv);
-        }
-    });
-    let _ = figure.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());
-    click.forget();
-}
-
-/// `navigator.clipboard.writeText`, then "Copied" on the button; where the
-/// clipboard is refused (no permission, an old browser) the CSV is shown
-/// selected in a text box for the reader to copy.
-fn copy_text(button: &Element, text: &str) {
+/// Puts the chart's exact values (its current spec, overlays included) on
+/// the clipboard, and shows them under the button too: the clipboard may
+/// be refused (no permission, an old browser), the text box never is.
+fn copy_csv(figure: &Element, button: &Element) {
+    let Some(csv) = CHARTS.with(|charts| {
+        charts
+            .borrow()
+            .iter()
+            .find(|c| c.figure == *figure)
+            .map(|c| table_csv(&c.spec))
+    }) else {
+        return;
+    };
     let clipboard = web_sys::window()
         .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"clipboard".into()).ok())
         .filter(|c| c.is_object());
-    let write = clipboard.as_ref().and_then(|c| {
-        let f = js_sys::Reflect::get(c, &"writeText".into()).ok()?;
-        let f: js_sys::Function = f.dyn_into().ok()?;
-        f.call1(c, &JsValue::from_str(text))
-            .ok()?
-            .dyn_into::<js_sys::Promise>()
+    if let Some(c) = clipboard {
+        if let Some(write) = js_sys::Reflect::get(&c, &"writeText".into())
             .ok()
-    });
-    let (ok_button, fail_button, fail_text) = (button.clone(), button.clone(), text.to_string());
-    let done =
-        Closure::<dyn FnMut(JsValue)>::new(move |_| ok_button.set_text_content(Some("Copied")));
-    let failed = Closure::<dyn FnMut(JsValue)>::new(move |_| show_csv(&fail_button, &fail_text));
-    match write {
-        Some(promise) => {
-            let _ = promise.then2(&done, &failed);
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        {
+            let _ = write.call1(&c, &JsValue::from_str(&csv));
         }
-        None => show_csv(button, text),
     }
-    done.forget();
-    failed.forget();
-}
-
-fn show_csv(button: &Element, text: &str) {
+    button.set_text_content(Some("Copied as CSV (also below)"));
+    if let Some(old) = figure.query_selector(".pw-csv").ok().flatten() {
+        old.remove();
+    }
     let _ = button.insert_adjacent_html(
         "afterend",
         &format!(
-            "<textarea class=\"pw-csv\" readonly rows=\"6\">{}</textarea>",
-            esc(text)
+            "<textarea class=\"pw-csv\" readonly rows=\"6\" aria-label=\"the data as CSV\">{}</textarea>",
+            esc(&csv)
         ),
     );
-    if let Some(area) = button
-        .next_element_sibling()
-        .and_then(|e| e.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+}
+
+/// The chart's marks, in drawing order.
+fn marks_in(plot: &Element) -> Vec<Element> {
+    let Ok(list) = plot.query_selector_all(".pw-mark[data-value]") else {
+        return Vec::new();
+    };
+    (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into::<Element>().ok())
+        .collect()
+}
+
+/// One tab stop per chart (a roving tab index): mark `to` (else the one
+/// last reached, kept in the plot's `data-pw-at` across redraws, else the
+/// first) takes `tabindex="0"`, every other mark `-1`. Returns that mark.
+fn rove(plot: &Element, to: Option<usize>) -> Option<Element> {
+    let marks = marks_in(plot);
+    let last = marks.len().checked_sub(1)?;
+    let at = to
+        .or_else(|| plot.get_attribute("data-pw-at")?.parse().ok())
+        .unwrap_or(0)
+        .min(last);
+    let _ = plot.set_attribute("data-pw-at", &at.to_string());
+    for (i, m) in marks.iter().enumerate() {
+        let _ = m.set_attribute("tabindex", if i == at { "0" } else { "-1" });
+    }
+    marks.into_iter().nth(at)
+}
+
+/// Arrow keys move between a chart's marks (Right/Down next, Left/Up
+/// previous, Home/End the ends); the focus, and with it the tooltip,
+/// follows. Tab leaves the chart: it is one tab stop.
+fn arrow_key(plot: &Element, mark: &Element, key: &web_sys::KeyboardEvent) {
+    let marks = marks_in(plot);
+    let Some(at) = marks.iter().position(|m| m == mark) else {
+        return;
+    };
+    let to = match key.key().as_str() {
+        "ArrowRight" | "ArrowDown" => (at + 1).min(marks.len() - 1),
+        "ArrowLeft" | "ArrowUp" => at.saturating_sub(1),
+        "Home" => 0,
+        "End" => marks.len() - 1,
+        _ => return,
+    };
+    // mdBook turns the page on the left and right arrows: not here.
+    key.prevent_default();
+    key.stop_propagation();
+    if let Some(next) = rove(plot, Some(to)).and_then(|m| m.dyn_into::<web_sys::SvgElement>().ok())
     {
-        area.select();
+        let _ = next.focus();
     }
 }

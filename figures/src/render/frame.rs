@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::scale::ValueScale;
-use super::text::{esc, exact, mark_label_named, n, text_width, truncate, wrap};
+use super::text::{esc, exact, mark_label_named, n, text_width, wrap};
 use super::{Palette, FONT, PAD};
 use crate::spec::{Axis, ChartSpec, Point, Role, Series};
 
@@ -43,36 +43,41 @@ pub(super) fn title(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -
     PAD + 15.0 + 19.0 * (lines.len() - 1) as f64 + 10.0
 }
 
-/// The legend, starting at `y`; returns the y below it.
+/// The legend, starting at `y`; returns the y below it. Items flow in
+/// rows; a name too long for the chart's width wraps.
 pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, y: f64) -> f64 {
     let mut x = PAD;
     let mut row = y;
+    let mut row_h = 18.0;
     out.push_str("<g class=\"pw-legend\">");
     for (i, s) in spec.series.iter().enumerate() {
-        let name = truncate(&s.name, w - 2.0 * PAD - 16.0, FONT);
-        let item = 16.0 + text_width(&name, FONT) + 18.0;
+        let lines = wrap(&s.name, w - 2.0 * PAD - 16.0, FONT);
+        let widest = lines
+            .iter()
+            .map(|l| text_width(l, FONT))
+            .fold(0.0, f64::max);
+        let item = 16.0 + widest + 18.0;
         if x > PAD && x + item > w - PAD {
             x = PAD;
-            row += 18.0;
+            row += row_h;
+            row_h = 18.0;
         }
+        row_h = f64::max(row_h, 4.0 + 14.0 * lines.len() as f64);
         let colour = pal.series_colour(i);
         let _ = write!(
             out,
-            "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\"{}/>\
-             <text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>",
+            "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\"{}/>",
             n(x),
             n(row + 4.0),
             esc(colour),
             reference_style(s.role, colour),
-            n(x + 16.0),
-            n(row + 14.0),
-            esc(&pal.fg),
-            esc(&name)
         );
+        let attrs = format!(" fill=\"{}\"", esc(&pal.fg));
+        out.push_str(&text_lines(x + 16.0, row + 14.0, 14.0, &lines, &attrs));
         x += item;
     }
     out.push_str("</g>");
-    row + 26.0
+    row + row_h + 8.0
 }
 
 /// Published figures are drawn hatched-looking (lighter fill, solid edge)

@@ -14,6 +14,9 @@ pub struct ValueScale {
     /// A log axis in bytes: powers of two and KiB/MiB/GiB ticks, because
     /// memory sizes are read that way (`1,000` and `10k` are not sizes).
     pub bytes: bool,
+    /// Bytes in one unit of the axis (1 for `bytes`, 1024 for `KiB`,
+    /// 1048576 for `MiB`), so a size axis in MiB ticks `1 GiB`, not `1,024`.
+    pub unit_bytes: f64,
     pub px0: f64,
     pub px1: f64,
 }
@@ -57,7 +60,13 @@ impl ValueScale {
             (-1e300, 1e300)
         };
         (lo, hi) = (lo.clamp(floor, ceil), hi.clamp(floor, ceil));
-        let bytes = log && axis.unit == "bytes";
+        let unit_bytes = match axis.unit.as_str() {
+            "KiB" => 1024.0,
+            "MiB" => 1048576.0,
+            "GiB" => 1073741824.0,
+            _ => 1.0,
+        };
+        let bytes = log && (axis.unit == "bytes" || unit_bytes > 1.0);
         if bytes {
             lo = 2f64.powf(lo.log2().floor());
             hi = 2f64.powf(hi.log2().ceil());
@@ -91,6 +100,7 @@ impl ValueScale {
             hi,
             log,
             bytes,
+            unit_bytes,
             px0,
             px1,
         }
@@ -129,7 +139,7 @@ impl ValueScale {
     /// The label of tick `v` on this scale.
     pub fn label(&self, v: f64) -> String {
         if self.bytes {
-            byte_label(v)
+            byte_label(v * self.unit_bytes)
         } else {
             tick_label(v, self.log)
         }

@@ -1,0 +1,95 @@
+//! A chart is one tab stop: of its marks exactly one has `tabindex="0"`;
+//! the arrow keys move between the marks with the tooltip following, and
+//! Tab leaves the chart. Checked on every chart of the book.
+
+use anyhow::{ensure, Context};
+use pagewalk_browser_tests::thirtyfour::Key;
+use pagewalk_browser_tests::{built_book, marks_css, run_test, Browser};
+use serde_json::json;
+
+/// Index (among the chart's marks) of the focused element, or -1.
+const FOCUSED_JS: &str =
+    "return [...document.querySelectorAll(arguments[0])].indexOf(document.activeElement);";
+
+#[test]
+fn each_chart_is_one_tab_stop_with_arrow_keys_inside() {
+    let Some(book) = built_book("each_chart_is_one_tab_stop_with_arrow_keys_inside") else {
+        return;
+    };
+    let pages: Vec<String> = book
+        .html_pages()
+        .into_iter()
+        .filter(|p| p != "print.html")
+        .filter(|p| {
+            std::fs::read_to_string(book.dir.join(p))
+                .is_ok_and(|h| h.contains("class=\"pw-chart\""))
+        })
+        .collect();
+    run_test(async {
+        let browser = Browser::start().await?;
+        let mut checked = 0;
+        for page in &pages {
+            let charts = browser.open_charts(&book.server.url(page)).await?;
+            for chart in charts {
+                let marks = browser.marks(&chart).await?;
+                if marks.len() < 3 {
+                    continue;
+                }
+                let stops: Vec<usize> = (0..marks.len())
+                    .filter(|&i| marks[i].tabindex.as_deref() == Some("0"))
+                    .collect();
+                ensure!(
+                    stops == [0],
+                    "{page}: {chart}: tab stops at marks {stops:?}, want only the first"
+                );
+                let css = json!(marks_css(&chart));
+                let focused = async || -> anyhow::Result<i64> {
+                    Ok(browser
+                        .eval_with(FOCUSED_JS, vec![css.clone()])
+                        .await?
+                        .as_i64()
+                        .unwrap_or(-1))
+                };
+                browser.focus_mark(&chart, 0).await?;
+                for (key, name, want) in [
+                    (Key::Right, "right arrow", 1),
+                    (Key::Down, "down arrow", 2),
+                    (Key::Left, "left arrow", 1),
+                    (Key::End, "End", marks.len() as i64 - 1),
+                    (Key::Home, "Home", 0),
+                    (Key::Right, "right arrow", 1),
+                ] {
+                    browser.press(key).await?;
+                    let at = focused().await?;
+                    ensure!(
+                        at == want,
+                        "{page}: {chart}: {name} focused mark {at}, want {want}"
+                    );
+                    browser
+                        .wait_for_tooltip_of(&chart, &marks[want as usize], name)
+                        .await
+                        .with_context(|| page.clone())?;
+                }
+                // The mark reached is now the chart's one tab stop.
+                let marks = browser.marks(&chart).await?;
+                let stops: Vec<usize> = (0..marks.len())
+                    .filter(|&i| marks[i].tabindex.as_deref() == Some("0"))
+                    .collect();
+                ensure!(
+                    stops == [1],
+                    "{page}: {chart}: tab stops {stops:?} after the arrows"
+                );
+                browser.press_tab().await?;
+                ensure!(
+                    focused().await? == -1,
+                    "{page}: {chart}: Tab from a mark stayed among the chart's marks"
+                );
+                checked += 1;
+            }
+            browser.assert_clean().await.with_context(|| page.clone())?;
+        }
+        ensure!(checked >= 4, "only {checked} charts checked");
+        eprintln!("checked {checked} charts");
+        browser.quit().await
+    });
+}
