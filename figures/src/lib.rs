@@ -47,7 +47,8 @@ pub fn spec_json(spec: &ChartSpec) -> String {
 /// The HTML block for `{{chart "NAME"}}`: the static SVG (light palette),
 /// the tooltip live region, the caption, the data table and the spec for
 /// `wasm-viz`. One block with no blank line, so Markdown passes it through
-/// as raw HTML.
+/// as raw HTML. A caption that only repeats the title is left out: the
+/// chart draws its title, and a title said twice prints twice.
 pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
     let description = if spec.description.is_empty() {
         spec.y.label.as_str()
@@ -59,13 +60,16 @@ pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
         "<figure class=\"pw-chart\" id=\"chart-{name}\" data-chart=\"{name}\">\n\
          <div class=\"pw-chart-plot\" role=\"img\" aria-label=\"{label}\">{svg}</div>\n\
          <div class=\"pw-tooltip\" role=\"status\" aria-live=\"polite\"></div>\n\
-         <figcaption>{caption}</figcaption>\n\
-         <details class=\"pw-chart-data\"><summary>Data table</summary>{table}</details>\n\
+         {caption}<details class=\"pw-chart-data\"><summary>Data table</summary>{table}</details>\n\
          <script type=\"application/json\" class=\"pw-chart-spec\">{json}</script>\n\
          </figure>",
         name = esc(name),
         label = esc(&format!("{}: {}", spec.title, description)),
-        caption = esc(caption),
+        caption = if caption == spec.title {
+            String::new()
+        } else {
+            format!("<figcaption>{}</figcaption>\n", esc(caption))
+        },
         table = table_html(spec),
         json = spec_json(spec),
     )

@@ -370,6 +370,9 @@ fn spec_round_trips_and_figure_html_is_one_block() {
         "a blank line would end the Markdown HTML block"
     );
     assert!(html.contains("<figcaption>Cost of first touch &lt;by mode&gt;</figcaption>"));
+    let plain = first_touch_ns_per_page(&run(), None);
+    let titled = figure_html("first-touch-ns-per-page", &plain, &plain.title);
+    assert!(!titled.contains("<figcaption>"), "the title is drawn once");
     assert!(html.contains("<div class=\"pw-tooltip\" role=\"status\" aria-live=\"polite\"></div>"));
     assert!(html.contains("<details class=\"pw-chart-data\"><summary>Data table</summary><table"));
     let start = html.find("class=\"pw-chart-spec\">").unwrap() + "class=\"pw-chart-spec\">".len();

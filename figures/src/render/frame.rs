@@ -17,9 +17,11 @@ pub(super) fn text_lines(x: f64, y: f64, line_h: f64, lines: &[String], attrs: &
     } else {
         for (i, l) in lines.iter().enumerate() {
             let dy = if i == 0 { 0.0 } else { line_h };
+            // The space keeps the words apart in the text's content.
+            let gap = if i + 1 < lines.len() { " " } else { "" };
             let _ = write!(
                 t,
-                "<tspan x=\"{}\" dy=\"{}\">{}</tspan>",
+                "<tspan x=\"{}\" dy=\"{}\">{}{gap}</tspan>",
                 n(x),
                 n(dy),
                 esc(l)
