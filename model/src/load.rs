@@ -157,7 +157,7 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
                     // (No `to_lowercase`: its Unicode tables would ship in
                     // every wasm module that reads run files.)
                     format!("required when status is {}", e.status.name()),
-                ))
+                ));
             }
             _ => {}
         }

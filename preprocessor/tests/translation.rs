@@ -98,10 +98,7 @@ fn stair_view_sizes_geometry_and_agreement() {
         out.contains("collapse ok at every size; faults 0; dTLB false; checks true;"),
         "{out}"
     );
-    assert!(
-        out.contains("[39.2 KiB cache L1d cache (32 KiB)]"),
-        "{out}"
-    );
+    assert!(out.contains("[39.2 KiB cache L1d cache (32 KiB)]"), "{out}");
     // Nothing known near it and no twin on the huge-page curve: the label
     // says so instead of naming a level.
     assert!(
