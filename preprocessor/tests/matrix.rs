@@ -1,6 +1,6 @@
 //! The book built from each recorded run in `tests/fixtures/matrix/`
 //! (`scripts/record-fixtures`: THP always, madvise and never, pinned, not
-//! root), the labelled synthetic runs derived from them
+//! root, under a 64 MiB memory limit), the labelled synthetic runs derived from them
 //! (`scripts/synthesize-fixtures`, `SYNTHETIC.md`) and the example run:
 //! every chapter renders, and each verdict-driven sentence is the one
 //! its verdict selects, with the sentences for the other outcomes absent.
