@@ -108,6 +108,22 @@ fn each_run_selects_its_own_sentences() {
         let ctx = context::build(&data);
         let pages = book(&Renderer::new(data));
 
+        // NUMA placement: only where the run had two nodes (the synthetic
+        // two-node run); elsewhere the chapter says why it was skipped.
+        selects(
+            &run,
+            &pages,
+            "numa.md",
+            &ctx["numa"]["verdict"]["one_thread"],
+            &[
+                ("one-node", "the node of the thread that wrote it"),
+                ("spread", "of the pages ended up on the fullest node"),
+            ],
+        );
+        if run.starts_with("synthetic-numa") {
+            assert_eq!(ctx["numa"]["verdict"]["one_thread"], "one-node", "{run}");
+        }
+
         // The first touch with MADV_HUGEPAGE, unless THP is off (then the
         // chapter says so instead) or the mode did not run.
         let never = ctx["run"]["machine"]["thp_enabled"] == "never";
