@@ -48,51 +48,51 @@ impl Experiment {
     /// list does not compile until it is decided here.
     pub fn of(kind: Kind) -> Option<Experiment> {
         match kind {
-        Kind::FirstTouch => Some(Experiment {
-            kind,
-            description: "cost of touching fresh anonymous memory, per way of allocating it (mmap, THP, MAP_POPULATE, malloc, calloc, Vec)",
-            run: first_touch::run,
-        }),
-        Kind::Staircase => Some(Experiment {
-            kind,
-            description: "dependent pointer chase, ns per load from 4 KiB to 1 GiB, with 4 KiB and huge pages: the cache and TLB staircases, bends vs CPUID",
-            run: translation::staircase::run,
-        }),
-        Kind::TlbReach => Some(Experiment {
-            kind,
-            description: "one cache line per page, data kept in cache, 8 to thousands of pages: translation alone, with 4 KiB and huge pages",
-            run: translation::tlb_reach::run,
-        }),
-        Kind::Thp => Some(Experiment {
-            kind,
-            description: "4 KiB vs huge pages at 256 MiB and 1 GiB: what THP actually granted, MADV_COLLAPSE, buddyinfo, a MAP_HUGETLB attempt",
-            run: translation::thp::run,
-        }),
-        Kind::Tail => Some(Experiment {
-            kind,
-            description: "per-iteration latency of a loop walking into fresh memory, as written vs pre-faulted (MAP_POPULATE, early touch, mlockall): p50 to p99.9, max, mean",
-            run: tail::run,
-        }),
-        Kind::Alloc => Some(Experiment {
-            kind,
-            description: "malloc + free per glibc path (tcache, bins, mmap with the threshold raised, forced or pinned) and a pool, with mmap calls counted",
-            run: alloc::run,
-        }),
-        Kind::Syscall => Some(Experiment {
-            kind,
-            description: "the syscall floor: clock_gettime (vDSO), getpid, open + close, getpid under strace, a thread wake-up",
-            run: syscall::run,
-        }),
-        Kind::Noise => Some(Experiment {
-            kind,
-            description: "run-to-run noise of a fixed workload, pinned vs unpinned, A vs A vs A vs B; governor and scheduling levers in force",
-            run: noise::run,
-        }),
-        Kind::Numa => Some(Experiment {
-            kind,
-            description: "NUMA first-touch placement, one thread vs parallel, checked with move_pages (skipped on one node)",
-            run: numa::run,
-        }),
+            Kind::FirstTouch => Some(Experiment {
+                kind,
+                description: "cost of touching fresh anonymous memory, per way of allocating it (mmap, THP, MAP_POPULATE, malloc, calloc, Vec)",
+                run: first_touch::run,
+            }),
+            Kind::Staircase => Some(Experiment {
+                kind,
+                description: "dependent pointer chase, ns per load from 4 KiB to 1 GiB, with 4 KiB and huge pages: the cache and TLB staircases, bends vs CPUID",
+                run: translation::staircase::run,
+            }),
+            Kind::TlbReach => Some(Experiment {
+                kind,
+                description: "one cache line per page, data kept in cache, 8 to thousands of pages: translation alone, with 4 KiB and huge pages",
+                run: translation::tlb_reach::run,
+            }),
+            Kind::Thp => Some(Experiment {
+                kind,
+                description: "4 KiB vs huge pages at 256 MiB and 1 GiB: what THP actually granted, MADV_COLLAPSE, buddyinfo, a MAP_HUGETLB attempt",
+                run: translation::thp::run,
+            }),
+            Kind::Tail => Some(Experiment {
+                kind,
+                description: "per-iteration latency of a loop walking into fresh memory, as written vs pre-faulted (MAP_POPULATE, early touch, mlockall): p50 to p99.9, max, mean",
+                run: tail::run,
+            }),
+            Kind::Alloc => Some(Experiment {
+                kind,
+                description: "malloc + free per glibc path (tcache, bins, mmap with the threshold raised, forced or pinned) and a pool, with mmap calls counted",
+                run: alloc::run,
+            }),
+            Kind::Syscall => Some(Experiment {
+                kind,
+                description: "the syscall floor: clock_gettime (vDSO), getpid, open + close, getpid under strace, a thread wake-up",
+                run: syscall::run,
+            }),
+            Kind::Noise => Some(Experiment {
+                kind,
+                description: "run-to-run noise of a fixed workload, pinned vs unpinned, A vs A vs A vs B; governor and scheduling levers in force",
+                run: noise::run,
+            }),
+            Kind::Numa => Some(Experiment {
+                kind,
+                description: "NUMA first-touch placement, one thread vs parallel, checked with move_pages (skipped on one node)",
+                run: numa::run,
+            }),
             // Written by `collector inspect PID`, not by `run`.
             Kind::Inspect => None,
         }
