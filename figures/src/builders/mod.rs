@@ -11,6 +11,7 @@ use crate::spec::{ChartSpec, Point, Role};
 
 mod alloc;
 mod bars;
+mod buddyinfo;
 mod first_touch;
 #[cfg(test)]
 mod fixtures;
@@ -22,6 +23,7 @@ mod tail;
 mod translation;
 
 pub use alloc::alloc_latency;
+pub use buddyinfo::buddyinfo;
 pub use first_touch::{first_touch_faults, first_touch_ns_per_page};
 pub use inspect::{
     inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,
@@ -35,6 +37,7 @@ pub use translation::{size_label, staircase, thp, tlb_reach};
 pub const CHART_NAMES: &[&str] = &[
     "first-touch-ns-per-page",
     "first-touch-faults",
+    buddyinfo::NAME,
     "tail-histogram",
     "tail-percentiles",
     "alloc-latency",
@@ -54,7 +57,11 @@ pub const CHART_NAMES: &[&str] = &[
 /// are named here; a test holds [`CHART_NAMES`] to exactly these.
 pub fn charts_of(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::FirstTouch => &["first-touch-ns-per-page", "first-touch-faults"],
+        Kind::FirstTouch => &[
+            "first-touch-ns-per-page",
+            "first-touch-faults",
+            buddyinfo::NAME,
+        ],
         Kind::Tail => &["tail-histogram", "tail-percentiles"],
         Kind::Alloc => &["alloc-latency"],
         Kind::Syscall => &["syscall-floor"],
@@ -115,6 +122,10 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
         )),
         "first-touch-faults" => Ok(first_touch_faults(run()?)),
+        buddyinfo::NAME => Ok(buddyinfo(
+            run()?,
+            reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
+        )),
         "tail-histogram" => Ok(tail_histogram(run()?)),
         "tail-percentiles" => Ok(tail_percentiles(
             run()?,
