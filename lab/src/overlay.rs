@@ -36,9 +36,17 @@ pub fn from_file(name: &str, label: &str) -> bool {
 /// categories no series has a point for any more. A lab chart's "nothing
 /// measured yet" note goes when it has values and comes back when it has
 /// none.
-pub fn replace(spec: &mut ChartSpec, role: Role, label: Option<&str>, overlay: Overlay) {
+pub fn replace(spec: &mut ChartSpec, role: Role, label: Option<&str>, mut overlay: Overlay) {
     spec.series
         .retain(|s| !(s.role == role && label.is_none_or(|l| from_file(&s.name, l))));
+    // A loaded file whose numbers are already on the chart as a published
+    // reference (a reader dropping R1's own file) would draw them twice.
+    overlay.series.retain(|s| {
+        !spec
+            .series
+            .iter()
+            .any(|have| have.role == Role::Reference && same_values(have, s))
+    });
     for c in overlay.categories {
         if !spec.categories.iter().any(|have| have.key == c.key) {
             spec.categories.push(c);
@@ -63,6 +71,24 @@ pub fn replace(spec: &mut ChartSpec, role: Role, label: Option<&str>, overlay: O
     } else if !has_values && lab && spec.note.is_none() {
         spec.note = Some(NOTHING_YET.to_string());
     }
+}
+
+/// Two series with the same valued points (gaps aside): the same numbers.
+fn same_values(a: &Series, b: &Series) -> bool {
+    let valued = |s: &Series| -> Vec<(Option<String>, Option<u64>, u64)> {
+        let mut v: Vec<_> = s
+            .points
+            .iter()
+            .filter_map(|p| {
+                let value = p.value?;
+                Some((p.category.clone(), p.x.map(f64::to_bits), value.to_bits()))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (va, vb) = (valued(a), valued(b));
+    !va.is_empty() && va == vb
 }
 
 /// Replaces the markers of `spec`'s x axis (the TLB model's reach on the
@@ -361,5 +387,45 @@ mod tests {
             e.contains("ns_per_page`") && e.contains("more than an hour"),
             "{e}"
         );
+    }
+
+    /// Dropping R1's own file on a chart that already shows R1 adds
+    /// nothing: the numbers are there once, as the reference.
+    #[test]
+    fn a_reference_already_on_the_chart_is_not_drawn_twice() {
+        let (name, text) = example_text();
+        let run = pagewalk_model::parse_run(&name, &text).unwrap();
+        let r1_path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/reference/r1-first-touch.json"
+        );
+        let r1_text = std::fs::read_to_string(r1_path).unwrap();
+        let r1 = pagewalk_model::parse_run("r1", &r1_text).unwrap();
+        let chart = "first-touch-ns-per-page".to_string();
+        let mut spec = charts::build(&chart, &[&run, &r1]).unwrap();
+        let before = spec.series.len();
+        let loaded =
+            load_file("r1-first-touch.json", r1_text.as_bytes(), &[chart.clone()]).unwrap();
+        replace(
+            &mut spec,
+            Role::File,
+            Some("r1-first-touch.json"),
+            loaded.overlays[&chart].clone(),
+        );
+        assert_eq!(
+            spec.series.len(),
+            before,
+            "{:?}",
+            spec.series.iter().map(|s| &s.name).collect::<Vec<_>>()
+        );
+        // Another run's numbers still join the chart.
+        let other = load_file("other.json", text.as_bytes(), &[chart.clone()]).unwrap();
+        replace(
+            &mut spec,
+            Role::File,
+            Some("other.json"),
+            other.overlays[&chart].clone(),
+        );
+        assert_eq!(spec.series.len(), before + 1);
     }
 }
