@@ -400,8 +400,12 @@ mod tests {
         let chart = "first-touch-ns-per-page".to_string();
         let mut spec = charts::build(&chart, &[&run, &r1]).unwrap();
         let before = spec.series.len();
-        let loaded =
-            load_file("r1-first-touch.json", r1_text.as_bytes(), &[chart.clone()]).unwrap();
+        let loaded = load_file(
+            "r1-first-touch.json",
+            r1_text.as_bytes(),
+            std::slice::from_ref(&chart),
+        )
+        .unwrap();
         replace(
             &mut spec,
             Role::File,
@@ -415,7 +419,7 @@ mod tests {
             spec.series.iter().map(|s| &s.name).collect::<Vec<_>>()
         );
         // Another run's numbers still join the chart.
-        let other = load_file("other.json", text.as_bytes(), &[chart.clone()]).unwrap();
+        let other = load_file("other.json", text.as_bytes(), std::slice::from_ref(&chart)).unwrap();
         replace(
             &mut spec,
             Role::File,
