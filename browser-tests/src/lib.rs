@@ -200,6 +200,19 @@ impl BuiltBook {
         pages
     }
 
+    /// The pages with at least one chart, print.html aside (it repeats
+    /// every chapter's).
+    pub fn chart_pages(&self) -> Vec<String> {
+        self.html_pages()
+            .into_iter()
+            .filter(|p| p != "print.html")
+            .filter(|p| {
+                std::fs::read_to_string(self.dir.join(p))
+                    .is_ok_and(|h| h.contains("class=\"pw-chart\""))
+            })
+            .collect()
+    }
+
     /// Fails when the server answered anything with a 404.
     pub fn assert_all_served(&self) {
         let failed = self.server.failures();

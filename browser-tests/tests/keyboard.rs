@@ -16,15 +16,7 @@ fn each_chart_is_one_tab_stop_with_arrow_keys_inside() {
     let Some(book) = built_book("each_chart_is_one_tab_stop_with_arrow_keys_inside") else {
         return;
     };
-    let pages: Vec<String> = book
-        .html_pages()
-        .into_iter()
-        .filter(|p| p != "print.html")
-        .filter(|p| {
-            std::fs::read_to_string(book.dir.join(p))
-                .is_ok_and(|h| h.contains("class=\"pw-chart\""))
-        })
-        .collect();
+    let pages = book.chart_pages();
     run_test(async {
         let browser = Browser::start().await?;
         let mut checked = 0;

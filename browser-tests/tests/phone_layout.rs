@@ -125,15 +125,7 @@ fn chart_labels_never_overlap_or_clip() {
     let Some(book) = built_book("chart_labels_never_overlap_or_clip") else {
         return;
     };
-    let pages: Vec<String> = book
-        .html_pages()
-        .into_iter()
-        .filter(|p| p != "print.html")
-        .filter(|p| {
-            std::fs::read_to_string(book.dir.join(p))
-                .is_ok_and(|h| h.contains("class=\"pw-chart\""))
-        })
-        .collect();
+    let pages = book.chart_pages();
     run_test(async {
         let browser = Browser::start().await?;
         let mut checked = 0;

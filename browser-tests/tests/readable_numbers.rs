@@ -175,15 +175,7 @@ fn charts_show_human_numbers_and_copy_exact_ones() {
     let Some(book) = built_book("charts_show_human_numbers_and_copy_exact_ones") else {
         return;
     };
-    let pages: Vec<String> = book
-        .html_pages()
-        .into_iter()
-        .filter(|p| p != "print.html")
-        .filter(|p| {
-            std::fs::read_to_string(book.dir.join(p))
-                .is_ok_and(|h| h.contains("class=\"pw-chart\""))
-        })
-        .collect();
+    let pages = book.chart_pages();
     run_test(async {
         let browser = Browser::start().await?;
         let mut checked = 0;
