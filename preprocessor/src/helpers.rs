@@ -22,26 +22,9 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     register_text(hb, "pct", pct);
     hb.register_helper("code", Box::new(code));
     let sources = data.clone();
-    hb.register_helper(
-        "source",
-        Box::new(
-            move |h: &Helper,
-                  _: &Handlebars,
-                  _: &Context,
-                  _: &mut RenderContext,
-                  out: &mut dyn Output|
-                  -> HelperResult {
-                let names: Option<Vec<&str>> =
-                    h.params().iter().map(|p| p.value().as_str()).collect();
-                let names =
-                    names.ok_or_else(|| err("source", "takes experiment names as strings"))?;
-                let html =
-                    crate::source::source_html(&sources, &names).map_err(|e| err("source", &e))?;
-                out.write(&html)?;
-                Ok(())
-            },
-        ),
-    );
+    register_strings(hb, "source", "experiment names", move |_, names| {
+        crate::source::source_html(&sources, names)
+    });
     register_named(hb, "chart", "the chart's name", move |h, name| {
         let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
         chart_html(&data, name, caption)
@@ -56,6 +39,20 @@ pub fn register_named(
     what: &'static str,
     html: impl Fn(&Helper, &str) -> Result<String, String> + Send + Sync + 'static,
 ) {
+    register_strings(hb, helper, what, move |h, names| match names.first() {
+        Some(name) => html(h, name),
+        None => Err(format!("takes {what} as a string")),
+    });
+}
+
+/// Registers `{{helper "A" "B" ...}}`, which writes `html(h, [A, B, ...])`;
+/// every parameter must be a string (`what` names them in the error).
+fn register_strings(
+    hb: &mut Handlebars<'static>,
+    helper: &'static str,
+    what: &'static str,
+    html: impl Fn(&Helper, &[&str]) -> Result<String, String> + Send + Sync + 'static,
+) {
     hb.register_helper(
         helper,
         Box::new(
@@ -65,11 +62,11 @@ pub fn register_named(
                   _: &mut RenderContext,
                   out: &mut dyn Output|
                   -> HelperResult {
-                let name = h
-                    .param(0)
-                    .and_then(|p| p.value().as_str())
-                    .ok_or_else(|| err(helper, &format!("takes {what} as a string")))?;
-                out.write(&html(h, name).map_err(|e| err(helper, &e))?)?;
+                let names: Option<Vec<&str>> =
+                    h.params().iter().map(|p| p.value().as_str()).collect();
+                let names =
+                    names.ok_or_else(|| err(helper, &format!("takes {what} as strings")))?;
+                out.write(&html(h, &names).map_err(|e| err(helper, &e))?)?;
                 Ok(())
             },
         ),
