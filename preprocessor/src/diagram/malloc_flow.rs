@@ -1,0 +1,170 @@
+//! `malloc-flow`: glibc `malloc`'s four paths and the threshold that moves.
+
+use std::fmt::Write;
+
+use pagewalk_figures::esc;
+
+use super::ARROW_HEAD;
+
+/// A box of the malloc flow: position, size, colour and its lines.
+struct FlowBox {
+    x: u32,
+    y: u32,
+    w: u32,
+    h: u32,
+    series: u32,
+    dashed: bool,
+    lines: &'static [&'static str],
+}
+
+const MALLOC_BOXES: [FlowBox; 7] = [
+    FlowBox {
+        x: 10,
+        y: 10,
+        w: 250,
+        h: 28,
+        series: 6,
+        dashed: false,
+        lines: &["malloc(n)"],
+    },
+    FlowBox {
+        x: 10,
+        y: 58,
+        w: 250,
+        h: 44,
+        series: 1,
+        dashed: false,
+        lines: &[
+            "1. tcache: a free chunk of this size",
+            "class (up to 1032 B)? Pop it, no lock.",
+        ],
+    },
+    FlowBox {
+        x: 10,
+        y: 126,
+        w: 250,
+        h: 44,
+        series: 5,
+        dashed: true,
+        lines: &[
+            "n at or above M_MMAP_THRESHOLD?",
+            "(128 KiB at start; it moves)",
+        ],
+    },
+    FlowBox {
+        x: 10,
+        y: 194,
+        w: 250,
+        h: 44,
+        series: 2,
+        dashed: false,
+        lines: &[
+            "2. arena bins, under a lock: fast,",
+            "small, large, unsorted; split or merge",
+        ],
+    },
+    FlowBox {
+        x: 10,
+        y: 262,
+        w: 250,
+        h: 44,
+        series: 3,
+        dashed: false,
+        lines: &[
+            "3. top of the heap: cut a chunk;",
+            "brk grows it, new pages fault",
+        ],
+    },
+    FlowBox {
+        x: 290,
+        y: 118,
+        w: 120,
+        h: 60,
+        series: 4,
+        dashed: false,
+        lines: &["4. its own mmap;", "free is munmap", "(a fault, a flush)"],
+    },
+    FlowBox {
+        x: 290,
+        y: 200,
+        w: 120,
+        h: 106,
+        series: 4,
+        dashed: true,
+        lines: &[
+            "freeing such a",
+            "block raises the",
+            "threshold to its",
+            "size (at most",
+            "32 MiB): the next",
+            "one uses the heap",
+        ],
+    },
+];
+
+/// glibc's `malloc` as the allocator chapter tells it: four paths tried
+/// cheapest first, and the threshold that moves when mmap'd blocks are
+/// freed.
+pub(super) fn draw() -> String {
+    let mut svg = String::from(
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 316\" role=\"img\" aria-labelledby=\"pw-malloc-text\">",
+    );
+    for b in &MALLOC_BOXES {
+        let dash = if b.dashed {
+            " stroke-dasharray: 5 3;"
+        } else {
+            ""
+        };
+        let _ = write!(
+            svg,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" style=\"stroke: var(--pw-series-{});{dash}\"/>",
+            b.x, b.y, b.w, b.h, b.series
+        );
+        for (i, line) in b.lines.iter().enumerate() {
+            let _ = write!(
+                svg,
+                "<text x=\"{}\" y=\"{}\">{}</text>",
+                b.x + 8,
+                b.y + 18 + 15 * i as u32,
+                esc(line)
+            );
+        }
+    }
+    // Arrows: down the main path, across to mmap, and the feedback from
+    // the note back to the question.
+    let arrows: [(u32, u32, u32, u32, &str); 6] = [
+        (135, 38, 135, 57, ""),
+        (135, 102, 135, 125, "empty or too big"),
+        (135, 170, 135, 193, "no"),
+        (135, 238, 135, 261, "no fit"),
+        (260, 148, 289, 148, "yes"),
+        (350, 178, 350, 199, ""),
+    ];
+    for (x1, y1, x2, y2, label) in arrows {
+        let _ = write!(
+            svg,
+            "<line class=\"pw-dg-arrow\" x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" marker-end=\"url(#pw-dg-head)\"/>"
+        );
+        if !label.is_empty() {
+            let (lx, ly) = if y1 == y2 {
+                (x1 + 4, y1 - 4)
+            } else {
+                (x1 + 6, y1 + 15)
+            };
+            let _ = write!(
+                svg,
+                "<text class=\"pw-dg-note\" x=\"{lx}\" y=\"{ly}\">{label}</text>"
+            );
+        }
+    }
+    svg.push_str(ARROW_HEAD);
+    svg.push_str("</svg>");
+    format!(
+        "<figure class=\"pw-diagram\" id=\"diagram-malloc-flow\">{svg}\
+         <figcaption><p id=\"pw-malloc-text\">How glibc serves malloc(n), cheapest first: \
+         the thread's tcache for small sizes; at or above the mmap threshold, a mapping of \
+         its own whose free is a munmap; otherwise the arena's bins, then the top of the \
+         heap. Freeing an mmap'd block raises the threshold to that block's size, up to \
+         32 MiB, so the same request may next come from the heap.</p></figcaption></figure>\n"
+    )
+}
