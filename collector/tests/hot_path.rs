@@ -1,4 +1,4 @@
-//! The OS-on-the-hot-path experiments (tail, alloc, syscall, noise, numa)
+//! The experiments of `Group::HotPath` (tail, alloc, syscall, noise, numa)
 //! end to end in their `--quick` form: each writes its results, the file
 //! loads through the model, and the premises it checked hold. No timing is
 //! asserted: these machines are shared.
@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pagewalk_model::{
-    read_run, AllocPath, CountMethod, ExperimentRecord, RunFile, Stat, Status, SyscallOp,
-    TailVariant,
+    read_run, AllocPath, CountMethod, ExperimentRecord, Group, Kind, RunFile, Stat, Status,
+    SyscallOp, TailVariant,
 };
 
 fn quick_run(names: &[&str], dir: &Path) -> (RunFile, String) {
@@ -42,9 +42,10 @@ fn assert_checks_pass(e: &ExperimentRecord) {
 }
 
 #[test]
-fn os_experiments_run_quick_and_load() {
+fn hot_path_experiments_run_quick_and_load() {
     let dir = tempfile::tempdir().unwrap();
-    let (run, stdout) = quick_run(&["tail", "alloc", "syscall", "noise", "numa"], dir.path());
+    let names: Vec<&str> = Group::HotPath.kinds().map(Kind::name).collect();
+    let (run, stdout) = quick_run(&names, dir.path());
 
     // tail: every iteration timed, faults where the premise says.
     let e = record(&run, "tail");

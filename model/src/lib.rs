@@ -35,7 +35,7 @@ pub use machine::*;
 pub use run::*;
 pub use stats::Summary;
 pub use time::UtcTime;
-// The OS-on-the-hot-path experiments, by name (each module also has an
+// The experiments of `Group::HotPath`, by name (each module also has an
 // `EXPERIMENT` const, so no glob).
 pub use alloc::{AllocPath, AllocPathResult, AllocResults, CountMethod, MappingCalls};
 pub use compare::{coefficient_of_variation, relative_difference, Verdict};

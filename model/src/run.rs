@@ -171,6 +171,59 @@ experiment_kinds! {
     Inspect(InspectResults) = "inspect", inspect;
 }
 
+/// The book's parts, each a group of experiments: the one place the groups
+/// are named (`book/SUMMARY.md`'s part titles are tested against
+/// [`Group::title`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Group {
+    /// Demand paging and first touch.
+    MemoryOnDemand,
+    /// Page tables, the TLB, the staircases and huge pages.
+    Translation,
+    /// What the kernel does to a running program: faults in the loop,
+    /// the allocator, system calls, scheduling noise, NUMA placement.
+    HotPath,
+    /// Not a benchmark: `collector inspect` on a live process.
+    Inspection,
+}
+
+impl Group {
+    pub const ALL: &'static [Group] = &[
+        Group::MemoryOnDemand,
+        Group::Translation,
+        Group::HotPath,
+        Group::Inspection,
+    ];
+
+    /// The part's title in the book.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Group::MemoryOnDemand => "Memory on demand",
+            Group::Translation => "Address translation",
+            Group::HotPath => "The OS on the hot path",
+            Group::Inspection => "On your own machine",
+        }
+    }
+
+    /// The kinds in this group, in the order of the list.
+    pub fn kinds(self) -> impl Iterator<Item = Kind> {
+        Kind::ALL.iter().copied().filter(move |k| k.group() == self)
+    }
+}
+
+impl Kind {
+    /// The book part this kind belongs to. Exhaustive, like every other
+    /// per-kind decision.
+    pub const fn group(self) -> Group {
+        match self {
+            Kind::FirstTouch => Group::MemoryOnDemand,
+            Kind::Staircase | Kind::TlbReach | Kind::Thp => Group::Translation,
+            Kind::Tail | Kind::Alloc | Kind::Syscall | Kind::Noise | Kind::Numa => Group::HotPath,
+            Kind::Inspect => Group::Inspection,
+        }
+    }
+}
+
 /// A premise an experiment checked with a counter, kept as data so a failed
 /// one is reported rather than hidden.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Summary lines for the OS-on-the-hot-path experiments (tail, alloc,
+//! Summary lines for the experiments of `Group::HotPath` (tail, alloc,
 //! syscall, noise, numa). Every comparison printed goes through
 //! [`Verdict`] where an A-vs-A measurement exists.
 

@@ -1,4 +1,4 @@
-//! Summary lines for the address-translation experiments (staircase,
+//! Summary lines for the experiments of `Group::Translation` (staircase,
 //! tlb-reach, thp): the curves at a glance, the steps found, and where
 //! they disagree with what CPUID says.
 

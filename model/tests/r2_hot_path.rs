@@ -1,4 +1,4 @@
-//! R2's OS-on-the-hot-path figures (labs perf/05, systems/01, systems/02,
+//! R2's figures for the experiments of `Group::HotPath` (labs perf/05, systems/01, systems/02,
 //! perf/01) load through the model and read back as transcribed.
 
 mod common;
