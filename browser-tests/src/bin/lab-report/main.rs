@@ -24,6 +24,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+mod inputs;
+mod watch;
+
+use inputs::{chase_at, native_first_pass, read_json, renderer_minor_faults, staircase_at};
+use watch::{print_watch, watched};
+
 use anyhow::{bail, Context, Result};
 use pagewalk_browser_tests::{block_on, book_dir, serve, Browser};
 use serde_json::{json, Value};
@@ -95,105 +101,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Installed before an experiment: every long task's duration, and the
-/// largest lateness of a 10 ms timer (a task that blocks the thread delays
-/// it by about its own length, long task or not).
-const WATCH: &str = "
-  window.__pwWatch = { long: [], lateMax: 0, stop: false };
-  try {
-    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__pwWatch.long.push(e.duration); })
-      .observe({ type: 'longtask' });
-    window.__pwWatch.observer = true;
-  } catch (e) { window.__pwWatch.observer = String(e); }
-  let last = performance.now();
-  const tick = () => {
-    const now = performance.now();
-    window.__pwWatch.lateMax = Math.max(window.__pwWatch.lateMax, now - last - 10);
-    last = now;
-    if (!window.__pwWatch.stop) setTimeout(tick, 10);
-  };
-  setTimeout(tick, 10);
-  return null;";
-
-struct Watch {
-    longest_long_task_ms: Option<f64>,
-    long_tasks: usize,
-    max_timer_delay_ms: f64,
-    observer: Value,
-}
-
-async fn watched(browser: &Browser, start: &str, done: &str) -> Result<Watch> {
-    browser.eval(WATCH).await?;
-    browser.eval(start).await?;
-    browser
-        .wait_for_within(done, Duration::from_secs(900))
-        .await
-        .context("the experiment did not finish")?;
-    let w = browser
-        .eval("window.__pwWatch.stop = true; return window.__pwWatch;")
-        .await?;
-    let long: Vec<f64> = w["long"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_f64)
-        .collect();
-    Ok(Watch {
-        longest_long_task_ms: long.iter().copied().reduce(f64::max),
-        long_tasks: long.len(),
-        max_timer_delay_ms: w["lateMax"].as_f64().unwrap_or(f64::NAN),
-        observer: w["observer"].clone(),
-    })
-}
-
-fn print_watch(what: &str, w: &Watch) {
-    let long = match (w.observer.as_bool(), w.longest_long_task_ms) {
-        (Some(true), Some(ms)) => format!("{} long task(s), the longest {ms:.0} ms", w.long_tasks),
-        (Some(true), None) => "no long task (none over 50 ms)".to_string(),
-        _ => format!("long tasks not observable here ({})", w.observer),
-    };
-    println!(
-        "  main thread during {what}: {long}; a 10 ms timer was at most {:.1} ms late",
-        w.max_timer_delay_ms
-    );
-}
-
-/// ns per load (median) at `kib` in a chase report's points.
-fn chase_at(points: &Value, kib: u64) -> Option<(f64, f64, f64)> {
-    let p = points
-        .as_array()?
-        .iter()
-        .find(|p| p["region_bytes"].as_u64() == Some(kib * 1024))?;
-    let s = &p["summary"];
-    Some((
-        s["median"].as_f64()?,
-        s["min"].as_f64()?,
-        s["max"].as_f64()?,
-    ))
-}
-
-/// The collector's staircase, 4 KiB pages: ns per load (median) at `kib`.
-fn staircase_at(run: &Value, kib: u64) -> Option<f64> {
-    let exp = run["experiments"]
-        .as_array()?
-        .iter()
-        .find(|e| e["name"] == "staircase")?;
-    let curve = exp["results"]["staircase"]["curves"]
-        .as_array()?
-        .iter()
-        .find(|c| c["regime"] == "small")?;
-    curve["points"]
-        .as_array()?
-        .iter()
-        .find(|p| p["region_bytes"].as_u64() == Some(kib * 1024))?["ns_per_load"]["median"]
-        .as_f64()
-}
-
-fn read_json(path: &PathBuf) -> Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))
 }
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> String {
@@ -423,35 +330,4 @@ async fn report(args: Args) -> Result<()> {
         println!("  page errors: {errors:#?}");
     }
     Ok(())
-}
-
-/// Minor faults of every Chromium renderer process now (`/proc/PID/stat`
-/// field 10), summed: the lab's worker runs in one of them.
-fn renderer_minor_faults() -> u64 {
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    procs
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| c.windows(15).any(|w| w == b"--type=renderer"))
-        })
-        .filter_map(|e| {
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            // Fields after the command name, which may hold spaces.
-            let rest = stat.rsplit_once(')')?.1;
-            rest.split_whitespace().nth(7)?.parse::<u64>().ok()
-        })
-        .sum()
-}
-
-/// The collector's 4 KiB first pass, ns per page (median), from a run file.
-fn native_first_pass(path: &std::path::Path) -> Result<Option<f64>> {
-    let run = pagewalk_model::read_run(path).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(run
-        .first_touch()
-        .and_then(|ft| ft.mode(pagewalk_model::Mode::Nohugepage))
-        .and_then(|m| m.summary.first_pass.as_ref())
-        .map(|p| p.ns_per_page.median))
 }
