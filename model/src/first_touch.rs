@@ -1,16 +1,13 @@
 //! The first-touch study: what it costs to touch fresh anonymous memory for
 //! the first time, in each way a program can ask for it.
-//!
-//! The free memory and buddy allocator state before the experiment
-//! ([`MemorySnapshot`]) are in `memory`.
-
-mod memory;
+//! The free memory and buddy allocator state before it are
+//! [`crate::memory::MemorySnapshot`], shared with THP.
 
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
 
-pub use memory::{BuddyZone, MemorySnapshot};
+pub use crate::memory::{BuddyZone, MemorySnapshot};
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
 pub const EXPERIMENT: &str = crate::Kind::FirstTouch.name();

@@ -19,6 +19,7 @@ pub mod latency;
 pub mod limits;
 pub mod load;
 pub mod machine;
+pub mod memory;
 pub mod noise;
 pub mod numa;
 pub mod run;

@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ChasePoint, CounterStatus};
-use crate::first_touch::MemorySnapshot;
 use crate::machine::ThpSettings;
+use crate::memory::MemorySnapshot;
 
 /// `thp` results.
 #[serde_with::skip_serializing_none]
