@@ -20,7 +20,8 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     register_text(hb, "dur", dur);
     register_text(hb, "ratio", ratio);
     register_text(hb, "pct", pct);
-    hb.register_helper("code", Box::new(code));
+    register_text(hb, "text", text);
+    register_text(hb, "code", code);
     let sources = data.clone();
     register_strings(hb, "source", "experiment names", move |_, names| {
         crate::source::source_html(&sources, names)
@@ -100,41 +101,31 @@ pub fn escape_text(s: &str) -> String {
 /// `{{code value}}` (or `{{code value prefix="isolcpus="}}`): the value as
 /// inline code. A Markdown code span would
 /// show character references literally, so this writes `<code>` itself,
-/// with the value escaped for HTML only.
-fn code(
-    h: &Helper,
-    _: &Handlebars,
-    ctx: &Context,
-    rc: &mut RenderContext,
-    out: &mut dyn Output,
-) -> HelperResult {
-    let p = h.param(0).ok_or_else(|| err("code", "needs a value"))?;
-    let path = p.relative_path().map_or("?", |s| s.as_str());
-    if p.is_value_missing() && !honest_gap(ctx, rc, path) {
-        return Err(err(
-            "code",
-            &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)"),
-        ));
-    }
-    let text = match p.value() {
-        serde_json::Value::Null => MISSING.to_string(),
-        serde_json::Value::String(s) => s.clone(),
-        v => v.to_string(),
-    };
+/// with the value escaped for HTML only. A gap is "n/a" as text, not code.
+fn code(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
     // `prefix="isolcpus="`: literal text from the chapter, inside the span.
     let prefix = h.hash_get("prefix").and_then(|v| v.value().as_str());
-    out.write(&format!(
-        "<code>{}{}</code>",
-        pagewalk_figures::esc(prefix.unwrap_or("")),
-        pagewalk_figures::esc(&text)
-    ))?;
-    Ok(())
+    Ok(string(h, ctx, rc)?.map(|s| {
+        format!(
+            "<code>{}{}</code>",
+            pagewalk_figures::esc(prefix.unwrap_or("")),
+            pagewalk_figures::esc(&s)
+        )
+    }))
+}
+
+/// `{{text value}}`: a string (or a number, as JSON writes it) from the
+/// context, escaped as every `{{value}}` is; "n/a" for a gap, where a bare
+/// `{{value}}` would print nothing.
+fn text(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
+    Ok(string(h, ctx, rc)?.map(|s| escape_text(&s)))
 }
 
 /// What a number helper writes; `None` is an honest gap.
 type Text = Result<Option<String>, RenderError>;
 
-/// Registers a number helper: it writes `text`, or "n/a" for a gap.
+/// Registers a value helper: it writes `text`, or for a gap "n/a" (or the
+/// chapter's own words for it: `missing="not reported"`).
 fn register_text(
     hb: &mut Handlebars<'static>,
     helper: &'static str,
@@ -149,7 +140,13 @@ fn register_text(
                   rc: &mut RenderContext,
                   out: &mut dyn Output|
                   -> HelperResult {
-                out.write(text(h, ctx, rc)?.as_deref().unwrap_or(MISSING))?;
+                match text(h, ctx, rc)? {
+                    Some(t) => out.write(&t)?,
+                    None => match h.hash_get("missing").and_then(|m| m.value().as_str()) {
+                        Some(words) => out.write(&escape_text(words))?,
+                        None => out.write(MISSING)?,
+                    },
+                }
                 Ok(())
             },
         ),
@@ -175,15 +172,15 @@ fn err(helper: &str, msg: &str) -> RenderError {
     RenderErrorReason::Other(format!("{{{{{helper}}}}}: {msg}")).into()
 }
 
-/// The numeric value of parameter `i`: `Ok(None)` for an honest null,
-/// including a path that runs through a null (`ft.modes.populate.first.ns`
-/// when that mode has no first pass).
-fn number(
-    h: &Helper,
+/// The value of parameter `i`: `Ok(None)` for an honest null, including a
+/// path that runs through a null (`ft.modes.populate.first.ns` when that
+/// mode has no first pass); a path not in the context at all is an error.
+fn value<'a>(
+    h: &'a Helper,
     ctx: &Context,
     rc: &RenderContext,
     i: usize,
-) -> Result<Option<f64>, RenderError> {
+) -> Result<Option<&'a serde_json::Value>, RenderError> {
     let name = h.name();
     let p: &PathAndJson = h
         .param(i)
@@ -198,13 +195,31 @@ fn number(
             &format!("`{path}` is not in the context (see preprocessor/TEMPLATES.md)"),
         ));
     }
-    match p.value() {
-        serde_json::Value::Null => Ok(None),
-        v => v
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| err(name, &format!("expected a number, found {v}"))),
-    }
+    Ok(Some(p.value()).filter(|v| !v.is_null()))
+}
+
+/// The numeric value of parameter `i`; `Ok(None)` for an honest gap.
+fn number(
+    h: &Helper,
+    ctx: &Context,
+    rc: &RenderContext,
+    i: usize,
+) -> Result<Option<f64>, RenderError> {
+    value(h, ctx, rc, i)?
+        .map(|v| {
+            v.as_f64()
+                .ok_or_else(|| err(h.name(), &format!("expected a number, found {v}")))
+        })
+        .transpose()
+}
+
+/// The first parameter as text: a string as it is, anything else as JSON
+/// writes it; `Ok(None)` for an honest gap.
+fn string(h: &Helper, ctx: &Context, rc: &RenderContext) -> Result<Option<String>, RenderError> {
+    Ok(value(h, ctx, rc, 0)?.map(|v| match v {
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }))
 }
 
 /// Whether a path that found no value stops at a null (an honest gap)
@@ -343,6 +358,41 @@ mod tests {
             e.to_string().contains("`nope` is not in the context"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn every_value_helper_prints_a_gap_as_na_and_fails_on_a_typo() {
+        let mut hb = Handlebars::new();
+        hb.register_escape_fn(escape_text);
+        for (name, f) in [
+            ("num", num as fn(&Helper, &Context, &RenderContext) -> Text),
+            ("dur", dur),
+            ("ratio", ratio),
+            ("pct", pct),
+            ("text", text),
+            ("code", code),
+        ] {
+            register_text(&mut hb, name, f);
+        }
+        let ctx = serde_json::json!({
+            "rows": [{"ns": 1500.0, "of": 3.0, "s": "a*b", "gap": null, "none": null}],
+            "top": "x",
+        });
+        let row = "{{#each rows}}{{dur ns}} {{ratio ns of}} {{pct of}} {{text s}} {{code s prefix=\"k=\"}} \
+                   {{dur gap}} {{ratio ns gap.x}} {{pct none}} {{text gap.s}} {{code gap}} \
+                   {{text none missing=\"not reported\"}} {{text @root.top}}{{/each}}";
+        assert_eq!(
+            hb.render_template(row, &ctx).unwrap(),
+            "1.50 µs 500× 300% a&#42;b <code>k=a*b</code> n/a n/a n/a n/a n/a not reported x"
+        );
+        for name in ["dur", "ratio", "pct", "text", "code"] {
+            let t = format!("{{{{#each rows}}}}{{{{{name} nope ns}}}}{{{{/each}}}}");
+            let e = hb.render_template(&t, &ctx).unwrap_err();
+            assert!(
+                e.to_string().contains("`nope` is not in the context"),
+                "{name}: {e}"
+            );
+        }
     }
 
     #[test]

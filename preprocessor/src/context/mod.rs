@@ -12,6 +12,7 @@ mod inspect;
 mod latency;
 mod noise;
 mod numa;
+mod rows;
 mod staircase;
 mod syscall;
 mod tail;
@@ -87,6 +88,7 @@ pub fn build(data: &DataSet) -> Value {
         verdict::add(&mut views);
         root.insert(key.to_string(), Value::Object(views));
     }
+    rows::add(&mut root);
     Value::Object(root)
 }
 
