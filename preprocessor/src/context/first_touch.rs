@@ -9,7 +9,13 @@ pub fn view(run: &RunFile) -> Value {
         return Value::Null;
     };
     let Some(ft) = run.first_touch().filter(|_| record.status.measured()) else {
-        return json!({ "skipped": record.reason.as_deref().map(str::to_owned).unwrap_or_default() });
+        // Every key present, so a chapter's table prints "n/a" for it.
+        return json!({
+            "skipped": record.reason.as_deref().map(str::to_owned).unwrap_or_default(),
+            "size_mib": null, "pages": null, "huge_regions": null, "repetitions": null,
+            "cut_short": null, "size_note": null, "before": null, "all_checks_passed": null,
+            "failed_checks": [], "rust_forms": [], "modes": null, "stated": null,
+        });
     };
     let modes: serde_json::Map<String, Value> = Mode::ALL
         .iter()
