@@ -6,11 +6,15 @@
 //!   fallback, in the page (through `wasm-viz`) with the theme's colours;
 //! * [`table_html`] writes the same numbers as an accessible table;
 //! * [`figure_html`] puts the three together in the HTML block the
-//!   preprocessor emits for `{{chart "NAME"}}`.
+//!   preprocessor emits for `{{chart "NAME"}}`;
+//! * [`overlay`] lays more series over a spec in the page: the browser's
+//!   own results and the run files a reader drops, read by the model and
+//!   charted by [`build`].
 //!
 //! Compiles natively and for `wasm32-unknown-unknown`.
 
 mod builders;
+pub mod overlay;
 mod render;
 mod spec;
 mod table;
@@ -22,7 +26,7 @@ pub use builders::{
 pub use builders::{
     inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,
 };
-pub use builders::{size_label, staircase, thp, tlb_reach};
+pub use builders::{lab, size_label, staircase, thp, tlb_reach};
 pub use pagewalk_model::RunFile;
 pub use render::{
     byte_label, byte_ticks, esc, exact, linear_ticks, log_ticks, mark_label, mark_label_named,

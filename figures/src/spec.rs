@@ -27,6 +27,11 @@ pub struct ChartSpec {
     /// Shown under the table (and in the SVG when nothing could be drawn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The note of a chart while no series has a value (a lab chart before
+    /// its experiment ran): an overlay that brings values drops it, one that
+    /// takes the last ones away puts it back ([`crate::overlay::replace`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -260,6 +265,27 @@ impl Series {
 }
 
 impl ChartSpec {
+    /// True when some series has a point with a value.
+    pub fn has_values(&self) -> bool {
+        self.series
+            .iter()
+            .any(|s| s.points.iter().any(|p| p.value.is_some()))
+    }
+
+    /// This spec with `note` as its [`ChartSpec::empty_note`], shown now if
+    /// it has no values yet.
+    pub fn with_empty_note(self, note: &str) -> ChartSpec {
+        ChartSpec {
+            note: if self.has_values() {
+                self.note
+            } else {
+                Some(note.to_string())
+            },
+            empty_note: Some(note.to_string()),
+            ..self
+        }
+    }
+
     /// Parses a spec from the page's JSON with a message naming the problem.
     pub fn from_json(text: &str) -> Result<ChartSpec, String> {
         serde_json::from_str(text).map_err(|e| format!("chart spec is not valid: {e}"))

@@ -324,6 +324,7 @@ fn log_log_lines_render_marks_and_break_at_gaps() {
             ],
         }],
         note: None,
+        empty_note: None,
     };
     let svg = render_svg(&spec, &Palette::light(), 640, 0);
     assert_eq!(

@@ -10,11 +10,11 @@
 //!   under a nanosecond per load;
 //! * [`tlb`]: the LRU TLB model ([`pagewalk_analysis::tlb_model`]) over the
 //!   same sizes, for the sliders;
-//! * [`charts`]: the lab charts' specs, from run files and from results;
-//! * [`overlay`]: a reader's run file validated with the build's own model
-//!   and turned into series to lay over every chart of the page;
-//! * [`compare`]: two or more of those files held against the first, as
-//!   `collector compare` holds them.
+//! * [`charts`]: the series the browser's results add to the lab charts
+//!   (whose specs, like every chart's, `pagewalk-figures` builds);
+//! * [`compare`]: two or more run files a reader dropped, held against the
+//!   first as `collector compare` holds them. (A dropped file laid over the
+//!   charts is `pagewalk_figures::overlay`'s.)
 //!
 //! Nothing here touches the platform: time comes through [`Clock`], memory
 //! for first touch through [`first_touch::Grow`], progress through a
@@ -25,7 +25,6 @@ pub mod charts;
 pub mod chase;
 pub mod compare;
 pub mod first_touch;
-pub mod overlay;
 pub mod tlb;
 
 use serde::{Deserialize, Serialize};

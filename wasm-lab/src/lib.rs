@@ -5,7 +5,8 @@
 //! turns into a Blob URL worker, so nothing is fetched, from `file://` too.
 //! Every export takes and returns JSON text (progress goes to the global
 //! `pagewalkLabProgress(done, total, text)`); the logic is in
-//! `pagewalk-lab`, tested natively.
+//! `pagewalk-lab` and, for a dropped file's overlays,
+//! `pagewalk_figures::overlay`, tested natively.
 //!
 //! | export | does |
 //! | --- | --- |
@@ -166,7 +167,7 @@ pub fn tlb_model(params: &str) -> String {
 pub fn load_file(label: &str, bytes: &[u8], charts: &str) -> String {
     report(
         parse::<Vec<String>>("chart list", charts)
-            .and_then(|c| pagewalk_lab::overlay::load_file(label, bytes, &c))
+            .and_then(|c| pagewalk_figures::overlay::load_file(label, bytes, &c))
             .map(|f| json!({ "file": f })),
     )
 }

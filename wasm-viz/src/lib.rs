@@ -17,10 +17,10 @@
 
 use std::cell::RefCell;
 
+use pagewalk_figures::overlay::{self, Overlay};
 use pagewalk_figures::{
     esc, render_svg, table_csv, table_html, ChartSpec, Palette, Role, STATIC_WIDTH,
 };
-use pagewalk_lab::overlay::{self, Overlay};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, MutationObserver, MutationObserverInit};

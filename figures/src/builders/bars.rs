@@ -73,6 +73,7 @@ impl Bars {
             categories: self.categories,
             series: self.series,
             note: self.note,
+            empty_note: None,
         }
     }
 }

@@ -87,6 +87,7 @@ pub fn buddyinfo(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         categories,
         series,
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        empty_note: None,
     }
 }
 

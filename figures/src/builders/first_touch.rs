@@ -64,6 +64,7 @@ pub fn first_touch_ns_per_page(run: &RunFile, reference: Option<&RunFile>) -> Ch
         categories: bars.categories,
         series: bars.series,
         note: bars.note,
+        empty_note: None,
     }
 }
 
@@ -102,6 +103,7 @@ pub fn first_touch_faults(run: &RunFile) -> ChartSpec {
         categories: modes.into_iter().map(category).collect(),
         series,
         note: missing_reason(run, EXPERIMENT),
+        empty_note: None,
     }
 }
 

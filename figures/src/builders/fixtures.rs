@@ -13,13 +13,17 @@ pub fn r2(file: &str) -> RunFile {
 /// The committed file in `data/FOLDER/` (the example run, the example
 /// inspection).
 pub fn committed(folder: &str) -> RunFile {
+    read_run(&committed_path(folder)).unwrap()
+}
+
+/// Where [`committed`] reads from.
+pub fn committed_path(folder: &str) -> std::path::PathBuf {
     let dir = format!("{}/../data/{folder}", env!("CARGO_MANIFEST_DIR"));
-    let path = std::fs::read_dir(&dir)
+    std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .unwrap_or_else(|| panic!("a json file in {dir}"));
-    read_run(&path).unwrap()
+        .unwrap_or_else(|| panic!("a json file in {dir}"))
 }
 
 /// How many points have a value: each must be drawn as one mark.

@@ -101,6 +101,7 @@ fn timeline(
         categories: Vec::new(),
         series,
         note: joined(&notes, "; "),
+        empty_note: None,
     }
 }
 

@@ -14,8 +14,9 @@ mod bars;
 mod buddyinfo;
 mod first_touch;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod inspect;
+pub mod lab;
 mod noise;
 mod points;
 mod syscall;
@@ -33,7 +34,8 @@ pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
 pub use translation::{size_label, staircase, thp, tlb_reach};
 
-/// Every chart name [`build`] knows, as used in `{{chart "NAME"}}`.
+/// Every chart drawn from an experiment's results, as used in
+/// `{{chart "NAME"}}`; [`build`] also knows the [`lab`] charts.
 pub const CHART_NAMES: &[&str] = &[
     "first-touch-ns-per-page",
     "first-touch-faults",
@@ -92,8 +94,9 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::UnknownChart(name) => write!(
                 f,
-                "unknown chart `{name}` (known: {})",
-                CHART_NAMES.join(", ")
+                "unknown chart `{name}` (known: {}, {})",
+                CHART_NAMES.join(", "),
+                lab::NAMES.join(", ")
             ),
             BuildError::NoRun(name) => {
                 write!(f, "chart `{name}` needs a run file and none was given")
@@ -104,10 +107,11 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
-/// Builds the chart `name`. `runs[0]` is the run the chapter shows (the
-/// reader's own or the example run); the rest are published references,
-/// and each chart picks the one that reports its experiment. The
-/// `inspect-*` charts draw the `collector inspect` file among `runs`.
+/// Builds the chart `name`: the one place that knows every chart's name.
+/// `runs[0]` is the run the chapter shows (the reader's own or the example
+/// run); the rest are published references, and each chart picks the one
+/// that reports its experiment. The `inspect-*` charts draw the `collector
+/// inspect` file among `runs`; the [`lab`] charts need no run.
 pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
     let run = || {
         runs.first()
@@ -157,6 +161,9 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
         inspect::SWITCHES => Ok(inspect_switches(inspected()?)),
         inspect::RUN_QUEUE => Ok(inspect_run_queue(inspected()?)),
         inspect::HUGE_PAGES => Ok(inspect_huge_pages(inspected()?)),
+        lab::FIRST_TOUCH => Ok(lab::first_touch(runs)),
+        lab::CHASE => Ok(lab::chase(runs)),
+        lab::TLB_MODEL => Ok(lab::tlb_model()),
         _ => Err(BuildError::UnknownChart(name.to_string())),
     }
 }

@@ -77,6 +77,7 @@ pub fn tail_histogram(run: &RunFile) -> ChartSpec {
         categories: Vec::new(),
         series,
         note: joined(&notes, "; "),
+        empty_note: None,
     }
 }
 
@@ -129,6 +130,7 @@ pub fn tail_percentiles(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec
             .collect(),
         series,
         note: joined(&notes, "; "),
+        empty_note: None,
     }
 }
 

@@ -66,6 +66,7 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         categories: Vec::new(),
         series,
         note: joined(&notes, ". "),
+        empty_note: None,
     }
 }
 
@@ -109,6 +110,7 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
             .map(|t| curves(run, &t.curves, |p| p.pages.map(|n| n as f64)))
             .unwrap_or_default(),
         note: joined(&notes, ". "),
+        empty_note: None,
     }
 }
 
@@ -185,6 +187,7 @@ pub fn thp(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
             .collect(),
         series,
         note: joined(&notes, ". "),
+        empty_note: None,
     }
 }
 
