@@ -1,0 +1,76 @@
+//! `tlb-reach`: ns per load by pages touched, one cache line per page, so
+//! the data stays in cache and only the TLB runs out.
+
+use pagewalk_model::RunFile;
+
+use super::{curves, geometry_markers, size_label, skipped, step_markers, NS_AXIS, NS_UNIT};
+use crate::builders::bars::joined;
+use crate::builders::points::missing_reason;
+use crate::builders::series_name;
+use crate::spec::{Axis, ChartKind, ChartSpec};
+
+/// ns per load by pages touched (one line per page), both regimes, with
+/// markers at the TLB entry counts and the L1d size in lines.
+pub fn tlb_reach(run: &RunFile) -> ChartSpec {
+    let results = run.tlb_reach();
+    let mut notes: Vec<String> = missing_reason(run, pagewalk_model::translation::TLB_REACH)
+        .into_iter()
+        .collect();
+    if let Some(t) = results {
+        notes.extend(skipped(&t.curves));
+        notes.push(format!(
+            "the data touched stays within {} by construction",
+            size_label(t.data_limit_bytes)
+        ));
+    }
+    let markers = results.map_or_else(Vec::new, |t| {
+        // A TLB runs out at its entry count in 4 KiB pages; a cache at its
+        // size in 64-byte lines (one per page).
+        let mut m = geometry_markers(
+            &t.geometry,
+            |b| (b / 64) as f64,
+            |entries, page| entries * page / 4096,
+        );
+        m.extend(step_markers(&t.steps));
+        m
+    });
+    ChartSpec {
+        id: "tlb-reach".into(),
+        title: "TLB reach: ns per load by pages touched".into(),
+        description: format!(
+            "one cache line per 4 KiB page, ns per load against the number of pages on log-log axes, with 4 KiB and huge pages, {}",
+            series_name(run)
+        ),
+        kind: ChartKind::Lines,
+        x: Axis::log("pages touched (one 64-byte line each)", "pages").with_markers(markers),
+        y: Axis::log(NS_AXIS, NS_UNIT),
+        categories: Vec::new(),
+        series: results
+            .map(|t| curves(run, &t.curves, |p| p.pages.map(|n| n as f64)))
+            .unwrap_or_default(),
+        note: joined(&notes, ". "),
+        empty_note: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builders::translation::fixtures::run;
+
+    #[test]
+    fn tlb_reach_counts_pages_and_names_a_skipped_regime() {
+        let spec = tlb_reach(&run());
+        assert_eq!(spec.series.len(), 1);
+        let xs: Vec<f64> = spec.series[0].points.iter().map(|p| p.x.unwrap()).collect();
+        assert_eq!(xs, [8.0, 128.0]);
+        assert!(spec
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("huge pages (THP) skipped"));
+        // L1 dTLB at 64 entries; the 1 MiB L2 as 16384 lines.
+        let xs: Vec<f64> = spec.x.markers.iter().map(|m| m.x).collect();
+        assert_eq!(xs, [16384.0, 64.0]);
+    }
+}
