@@ -20,6 +20,7 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     register_text(hb, "dur", dur);
     register_text(hb, "ratio", ratio);
     register_text(hb, "pct", pct);
+    register_text(hb, "spread", spread);
     register_text(hb, "text", text);
     register_text(hb, "code", code);
     let sources = data.clone();
@@ -227,8 +228,19 @@ fn string(h: &Helper, ctx: &Context, rc: &RenderContext) -> Result<Option<String
 /// `#with` a path is relative to the block's value, as Handlebars reads it;
 /// `@root.` starts from the top.
 fn honest_gap(ctx: &Context, rc: &RenderContext, path: &str) -> bool {
+    let (scope, rest) = scope(ctx, rc, path);
+    passes_through_null(scope, rest)
+}
+
+/// Where a path starts (the block's value inside `#each`/`#with`, the top
+/// for `@root.`) and the rest of it.
+fn scope<'a, 'p>(
+    ctx: &'a Context,
+    rc: &'a RenderContext,
+    path: &'p str,
+) -> (&'a serde_json::Value, &'p str) {
     if let Some(rest) = path.strip_prefix("@root.") {
-        return passes_through_null(ctx.data(), rest);
+        return (ctx.data(), rest);
     }
     let rest = path.strip_prefix("this.").unwrap_or(path);
     // `#each` keeps its position as a path of keys and indices.
@@ -242,7 +254,25 @@ fn honest_gap(ctx: &Context, rc: &RenderContext, path: &str) -> bool {
                 _ => v.get(k.as_str()),
             }),
     });
-    passes_through_null(scope.unwrap_or(ctx.data()), rest)
+    (scope.unwrap_or(ctx.data()), rest)
+}
+
+/// The value at `path` as a chapter reads it: `Some(None)` for a gap (a
+/// null, or a path through one), `None` when a key does not exist.
+fn lookup<'a>(
+    ctx: &'a Context,
+    rc: &'a RenderContext,
+    path: &str,
+) -> Option<Option<&'a serde_json::Value>> {
+    let (mut v, rest) = scope(ctx, rc, path);
+    for key in rest.split('.') {
+        match v {
+            serde_json::Value::Null => return Some(None),
+            serde_json::Value::Object(map) => v = map.get(key)?,
+            _ => return None,
+        }
+    }
+    Some(Some(v).filter(|v| !v.is_null()))
 }
 
 /// Walks `path` from the root: true when it stops at a null before its end
@@ -289,6 +319,36 @@ fn ratio(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
         (Some(a), Some(b)) if b != 0.0 => Some(format_ratio(a / b)),
         _ => None,
     })
+}
+
+/// `{{spread x.small_ns 1 unit="ns"}}`: a median and the spread of its
+/// repetitions, read from `small_ns_min` and `small_ns_max` beside it
+/// (`3.0 ns (2.9 to 3.4)`); "n/a" alone when the median is a gap.
+fn spread(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
+    let Some(median) = number(h, ctx, rc, 0)? else {
+        return Ok(None);
+    };
+    let path = h
+        .param(0)
+        .and_then(|p| p.relative_path())
+        .ok_or_else(|| err("spread", "takes the path of a median"))?;
+    let d = decimals(h);
+    let end = |suffix: &str| -> Result<String, RenderError> {
+        let key = format!("{path}_{suffix}");
+        match lookup(ctx, rc, &key) {
+            Some(v) => Ok(v
+                .and_then(serde_json::Value::as_f64)
+                .map_or(MISSING.to_string(), |x| format_num(x, d))),
+            None => Err(err(
+                "spread",
+                &format!("`{key}` is not in the context (see preprocessor/TEMPLATES.md)"),
+            )),
+        }
+    };
+    let unit = h.hash_get("unit").and_then(|u| u.value().as_str());
+    let m = format_num(median, d);
+    let m = unit.map_or(m.clone(), |u| format!("{m} {}", escape_text(u)));
+    Ok(Some(format!("{m} ({} to {})", end("min")?, end("max")?)))
 }
 
 fn pct(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
@@ -371,6 +431,7 @@ mod tests {
             ("pct", pct),
             ("text", text),
             ("code", code),
+            ("spread", spread),
         ] {
             register_text(&mut hb, name, f);
         }
@@ -385,7 +446,7 @@ mod tests {
             hb.render_template(row, &ctx).unwrap(),
             "1.50 µs 500× 300% a&#42;b <code>k=a*b</code> n/a n/a n/a n/a n/a not reported x"
         );
-        for name in ["dur", "ratio", "pct", "text", "code"] {
+        for name in ["dur", "ratio", "pct", "text", "code", "spread"] {
             let t = format!("{{{{#each rows}}}}{{{{{name} nope ns}}}}{{{{/each}}}}");
             let e = hb.render_template(&t, &ctx).unwrap_err();
             assert!(
@@ -393,6 +454,31 @@ mod tests {
                 "{name}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn spread_reads_min_and_max_beside_the_median() {
+        let mut hb = Handlebars::new();
+        register_text(&mut hb, "spread", spread);
+        let ctx = serde_json::json!({
+            "at": {"ns": 3.04, "ns_min": 2.96, "ns_max": 3.4, "gap": null, "odd": 1.0},
+            "rows": [{"ns": 12.0, "ns_min": null, "ns_max": 14.0}],
+        });
+        let r = |t: &str| hb.render_template(t, &ctx);
+        assert_eq!(
+            r("{{spread at.ns 1 unit=\"ns\"}}").unwrap(),
+            "3.0 ns (3.0 to 3.4)"
+        );
+        assert_eq!(
+            r("{{#each rows}}{{spread ns}}{{/each}}").unwrap(),
+            "12 (n/a to 14)"
+        );
+        assert_eq!(
+            r("{{spread at.gap 1}} {{spread at.gap.ns}}").unwrap(),
+            "n/a n/a"
+        );
+        let e = r("{{spread at.odd}}").unwrap_err().to_string();
+        assert!(e.contains("`at.odd_min` is not in the context"), "{e}");
     }
 
     #[test]
