@@ -603,6 +603,62 @@ fn noise_verdicts(noise: &mut Value) {
     };
     let verdict = json!({"unpinned": compare("ms"), "unpinned_spread": compare("spread")});
     insert(noise, "verdict", verdict);
+    if let Some(levers) = noise.get_mut("levers") {
+        let rows = lever_rows(levers);
+        insert(levers, "rows", rows);
+    }
+}
+
+/// `noise.levers.rows`, one per lever in the chapter's order:
+/// `{lever, value, state}`, the value read (a CPU list, a mask) or else the
+/// lever's state in words a chapter prints as they are (`permitted`,
+/// `not set`, `available`); both null when the source recorded no levers
+/// (no cgroup detail).
+fn lever_rows(levers: &Value) -> Value {
+    let recorded = at(levers, &["cpuset_detail"])
+        .and_then(Value::as_str)
+        .is_some_and(|d| !d.is_empty());
+    let text = |key: &str| {
+        at(levers, &[key])
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    let flag = |key: &str, yes: &'static str, no: &'static str| {
+        let on = at(levers, &[key]).and_then(Value::as_bool) == Some(true);
+        recorded.then_some(if on { yes } else { no })
+    };
+    let param = |key: &str| {
+        let state = if text(key).is_some() {
+            "set"
+        } else {
+            "not set"
+        };
+        (text(key), recorded.then_some(state))
+    };
+    let row = |lever: &str, (value, state): (Option<&str>, Option<&str>)| json!({"lever": lever, "value": value, "state": state});
+    let mask = text("irq_default_affinity").filter(|_| recorded);
+    json!([
+        row("taskset", (text("allowed_cpus"), None)),
+        row(
+            "SCHED_FIFO",
+            (
+                None,
+                flag("sched_fifo_permitted", "permitted", "not permitted")
+            )
+        ),
+        row("isolcpus=", param("isolcpus")),
+        row("nohz_full=", param("nohz_full")),
+        row("rcu_nocbs=", param("rcu_nocbs")),
+        row("/proc/irq/default_smp_affinity", (mask, None)),
+        row("irqaffinity=", param("irqaffinity")),
+        row(
+            "cpuset partitions",
+            (
+                None,
+                flag("cpuset_partitions", "available", "not available")
+            )
+        ),
+    ])
 }
 
 /// `syscall.verdict.getpid_vs_clock`: a real syscall against the vDSO
@@ -860,6 +916,29 @@ mod tests {
         assert_eq!(views["noise"]["verdict"]["unpinned"], WITHIN_NOISE);
         assert_eq!(views["noise"]["verdict"]["unpinned_spread"], SLOWER);
         assert_eq!(views["syscall"]["verdict"]["getpid_vs_clock"], SLOWER);
+    }
+
+    #[test]
+    fn lever_rows_say_set_not_set_or_nothing_recorded() {
+        let levers = json!({
+            "cpuset_detail": "no cpuset controller", "allowed_cpus": "0-3",
+            "isolcpus": "2-3", "nohz_full": null, "rcu_nocbs": "", "irqaffinity": null,
+            "irq_default_affinity": "f", "sched_fifo_permitted": false, "cpuset_partitions": true,
+        });
+        let rows = lever_rows(&levers);
+        let cell = |i: usize| (rows[i]["value"].clone(), rows[i]["state"].clone());
+        assert_eq!(cell(0), (json!("0-3"), Value::Null));
+        assert_eq!(cell(1), (Value::Null, json!("not permitted")));
+        assert_eq!(cell(2), (json!("2-3"), json!("set")));
+        assert_eq!(cell(3), (Value::Null, json!("not set")));
+        assert_eq!(cell(4), (Value::Null, json!("not set")));
+        assert_eq!(cell(5), (json!("f"), Value::Null));
+        assert_eq!(cell(7), (Value::Null, json!("available")));
+        // Nothing recorded (R2, a skipped experiment): no state is claimed.
+        let rows = lever_rows(&json!({"cpuset_detail": null, "isolcpus": null}));
+        for row in rows.as_array().unwrap() {
+            assert!(row["value"].is_null() && row["state"].is_null(), "{row}");
+        }
     }
 
     #[test]
