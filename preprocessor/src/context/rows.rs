@@ -17,6 +17,16 @@ pub fn add(root: &mut Map<String, Value>) {
         );
         alloc.insert("rows".into(), rows);
     }
+    if let Some(noise) = root.get_mut("noise").and_then(Value::as_object_mut) {
+        let r2 = r2.get("noise");
+        let rows = noise_rows(noise.get("batches"), r2.and_then(|n| n.get("batches")));
+        noise.insert("rows".into(), rows);
+        let rows = comparison_rows(
+            noise.get("comparisons"),
+            r2.and_then(|n| n.get("comparisons")),
+        );
+        noise.insert("comparison_rows".into(), rows);
+    }
 }
 
 /// `map[key]`, null where the map or the key is absent.
@@ -45,4 +55,42 @@ fn alloc_rows(run: Option<&Value>, r2: Option<&Value>) -> Value {
             })
         })
         .collect()
+}
+
+/// One per batch, in the chapter's order: `{key, label, run, r2}`, `run`
+/// and `r2` the batch's view (as under `noise.batches`).
+fn noise_rows(run: Option<&Value>, r2: Option<&Value>) -> Value {
+    [
+        ("pinned", "pinned"),
+        ("unpinned", "unpinned"),
+        ("pinned_again", "pinned again"),
+        ("longer", "longer"),
+    ]
+    .iter()
+    .map(|&(key, label)| json!({"key": key, "label": label, "run": entry(run, key), "r2": entry(r2, key)}))
+    .collect()
+}
+
+/// One per comparison, in the chapter's order: `{key, label, run, r2,
+/// verdict}`; `verdict` says what the run's difference is against its
+/// noise floor, in words (`inside the noise: nothing measured`, `outside
+/// the noise`; A against A is `part of the floor`), null without it.
+fn comparison_rows(run: Option<&Value>, r2: Option<&Value>) -> Value {
+    [
+        ("a_vs_a", "pinned, pinned again (A against A)"),
+        ("pinned_vs_unpinned", "pinned, unpinned"),
+        ("a_vs_longer", "pinned, longer"),
+    ]
+    .iter()
+    .map(|&(key, label)| {
+        let compared = entry(run, key);
+        let verdict = match compared.get("inside_noise").and_then(Value::as_bool) {
+            _ if key == "a_vs_a" => Some("part of the floor"),
+            Some(true) => Some("inside the noise: nothing measured"),
+            Some(false) => Some("outside the noise"),
+            None => None,
+        };
+        json!({"key": key, "label": label, "run": compared, "r2": entry(r2, key), "verdict": verdict})
+    })
+    .collect()
 }
