@@ -27,6 +27,10 @@ pub fn add(root: &mut Map<String, Value>) {
         );
         noise.insert("comparison_rows".into(), rows);
     }
+    if let Some(numa) = root.get_mut("numa").and_then(Value::as_object_mut) {
+        let rows = numa_rows(numa.get("placements"));
+        numa.insert("rows".into(), rows);
+    }
 }
 
 /// `map[key]`, null where the map or the key is absent.
@@ -92,5 +96,17 @@ fn comparison_rows(run: Option<&Value>, r2: Option<&Value>) -> Value {
         };
         json!({"key": key, "label": label, "run": compared, "r2": entry(r2, key), "verdict": verdict})
     })
+    .collect()
+}
+
+/// One per placement, in the chapter's order: `{key, label, run}` (no
+/// published source has NUMA figures).
+fn numa_rows(run: Option<&Value>) -> Value {
+    [
+        ("one_thread", "one thread"),
+        ("parallel", "parallel, one per node"),
+    ]
+    .iter()
+    .map(|&(key, label)| json!({"key": key, "label": label, "run": entry(run, key)}))
     .collect()
 }
