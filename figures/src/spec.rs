@@ -286,8 +286,9 @@ impl ChartSpec {
         }
     }
 
-    /// Parses a spec from the page's JSON with a message naming the problem.
+    /// Parses a spec from the page's JSON with a message naming the
+    /// problem and the field.
     pub fn from_json(text: &str) -> Result<ChartSpec, String> {
-        serde_json::from_str(text).map_err(|e| format!("chart spec is not valid: {e}"))
+        pagewalk_model::json::from_str(text).map_err(|e| format!("chart spec is not valid: {e}"))
     }
 }

@@ -9,6 +9,7 @@ pub use pagewalk_figures::lab::{CHASE, FIRST_TOUCH, NAMES, NOTHING_YET, TLB_MODE
 
 use pagewalk_figures::lab::median_point as point;
 use pagewalk_figures::{Marker, MarkerKind, Point, Role, Series};
+use pagewalk_model::decimal::fixed;
 use pagewalk_model::Summary;
 
 use crate::chase::ChaseReport;
@@ -36,10 +37,10 @@ pub fn first_touch_series(report: &FirstTouchReport) -> Vec<Series> {
                         format!("{} pages, {} repetition(s)", s.pages, s.samples.len())
                     } else {
                         format!(
-                            "{} pages, {} repetition(s), one timer step = {:.2} ns per page",
+                            "{} pages, {} repetition(s), one timer step = {} ns per page",
                             s.pages,
                             s.samples.len(),
-                            s.quantum_ns
+                            fixed(s.quantum_ns, 2)
                         )
                     };
                     let x = s.size_bytes as f64 / MIB as f64;
@@ -50,8 +51,8 @@ pub fn first_touch_series(report: &FirstTouchReport) -> Vec<Series> {
                         // tick of the coarse clock. A gap, with the bound.
                         Point {
                             note: Some(format!(
-                                "under one timer step ({:.2} ns per page) in most repetitions; {note}",
-                                s.quantum_ns
+                                "under one timer step ({} ns per page) in most repetitions; {note}",
+                                fixed(s.quantum_ns, 2)
                             )),
                             ..Point::xy(x, None)
                         }
@@ -74,10 +75,10 @@ pub fn chase_series(report: &ChaseReport) -> Vec<Series> {
                     p.region_bytes as f64,
                     &p.summary,
                     Some(format!(
-                        "{} samples of {} loads; one timer step = {:.3} ns per load",
+                        "{} samples of {} loads; one timer step = {} ns per load",
                         p.ns_per_load.len(),
                         p.loads_per_sample,
-                        p.quantum_ns
+                        fixed(p.quantum_ns, 3)
                     )),
                 )
             })

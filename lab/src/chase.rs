@@ -10,6 +10,7 @@
 //! nanosecond per load) and lasts at least [`SAMPLE_MS`].
 
 use pagewalk_analysis::chase::cycle;
+use pagewalk_model::decimal::shortest;
 use pagewalk_model::Summary;
 use serde::{Deserialize, Serialize};
 
@@ -196,7 +197,7 @@ pub fn run(
             if clock.now_ms() - start > cap_ms {
                 report.stopped = Some(format!(
                     "stopped at the time cap of {} s, before {} was done",
-                    params.time_cap_s,
+                    shortest(params.time_cap_s),
                     size_label(size)
                 ));
                 if !ns.is_empty() {

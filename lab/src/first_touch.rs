@@ -9,6 +9,7 @@
 //! shrinks, so every repetition of every size is new memory and the whole
 //! plan must fit under the memory cap; each run uses a fresh worker.
 
+use pagewalk_model::decimal::shortest;
 use pagewalk_model::Summary;
 use serde::{Deserialize, Serialize};
 
@@ -187,7 +188,7 @@ pub fn run(
             if clock.now_ms() - start > params.time_cap_s * 1e3 {
                 report.stopped = Some(format!(
                     "stopped at the time cap of {} s, in repetition {} of {reps}",
-                    params.time_cap_s,
+                    shortest(params.time_cap_s),
                     r + 1
                 ));
                 break 'reps;

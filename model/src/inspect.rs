@@ -195,9 +195,9 @@ impl Evidence {
     pub fn text(&self) -> String {
         let v = self.value;
         let number = if self.unit == "fraction" || (v.fract() != 0.0 && v.abs() < 10.0) {
-            format!("{v:.2}")
+            crate::decimal::fixed(v, 2)
         } else {
-            format!("{v:.0}")
+            crate::decimal::fixed(v, 0)
         };
         match self.unit.as_str() {
             "count" => format!("{number} {}", self.what),

@@ -12,8 +12,10 @@
 pub mod alloc;
 pub mod compare;
 pub mod comparison;
+pub mod decimal;
 pub mod first_touch;
 pub mod inspect;
+pub mod json;
 pub mod kind;
 pub mod latency;
 pub mod limits;

@@ -13,6 +13,8 @@
 
 use serde_json::Value;
 
+use crate::decimal::shortest;
+
 /// Largest file the CLI, the book build and the page accept. A full
 /// `collector run --all` writes about 0.35 MiB.
 pub const MAX_FILE_BYTES: usize = 8 << 20;
@@ -174,26 +176,38 @@ fn check_number(x: f64, key: &str, unit: Unit, memory: Option<f64>) -> Result<()
         return Err("is not a finite number".into());
     }
     if x < 0.0 && unit != Unit::Plain {
-        return Err(format!("is {x}; a {} cannot be negative", unit_word(unit)));
+        return Err(format!(
+            "is {}; a {} cannot be negative",
+            shortest(x),
+            unit_word(unit)
+        ));
     }
     match unit {
         Unit::Latency if x < MIN_LATENCY_NS => Err(format!(
-            "is {x} ns; no load or operation takes less than {MIN_LATENCY_NS} ns"
+            "is {} ns; no load or operation takes less than {} ns",
+            shortest(x),
+            shortest(MIN_LATENCY_NS)
         )),
-        Unit::Latency | Unit::Duration if x > MAX_NS => {
-            Err(format!("is {x} ns, more than an hour; not a measured time"))
-        }
+        Unit::Latency | Unit::Duration if x > MAX_NS => Err(format!(
+            "is {} ns, more than an hour; not a measured time",
+            shortest(x)
+        )),
         Unit::Bytes | Unit::Kib => {
             let bytes = if unit == Unit::Kib { x * 1024.0 } else { x };
             if bytes > MAX_BYTES {
                 return Err(format!(
-                    "is {x}, more than 1 PiB; not a size on any machine"
+                    "is {}, more than 1 PiB; not a size on any machine",
+                    shortest(x)
                 ));
             }
             match memory {
-                Some(mem) if matches!(key, "region_bytes" | "size_bytes") && bytes > mem => Err(
-                    format!("is {x} bytes, more than this machine's memory ({mem} bytes)"),
-                ),
+                Some(mem) if matches!(key, "region_bytes" | "size_bytes") && bytes > mem => {
+                    Err(format!(
+                        "is {} bytes, more than this machine's memory ({} bytes)",
+                        shortest(x),
+                        shortest(mem)
+                    ))
+                }
                 _ => Ok(()),
             }
         }

@@ -118,11 +118,8 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         ));
     }
     check_tree(&value, memory_bytes(&value)).map_err(|(f, m)| err(Some(f), m))?;
-    let mut run: RunFile = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let field = (path != ".").then_some(path);
-        err(field, e.into_inner().to_string())
-    })?;
+    let mut run: RunFile =
+        crate::json::from_value(&value).map_err(|e| err(e.field(), e.message().to_string()))?;
     if version < 3 {
         upgrade_from_v2(&mut run);
     }

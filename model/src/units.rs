@@ -18,11 +18,13 @@ const TIME_UNITS: [&str; 4] = ["ns", "µs", "ms", "s"];
 /// `v` with about three significant digits: no decimals from 100 up, one
 /// from 10, two below; trailing zeros dropped, never `-0`.
 pub fn significant(v: f64) -> String {
-    if !v.is_finite() {
-        return format!("{v}");
-    }
-    let decimals = decimals(v.abs());
-    let s = format!("{v:.decimals$}");
+    trimmed(v, decimals(v.abs()))
+}
+
+/// `v` rounded to `decimals` places, trailing zeros dropped, never `-0`
+/// (`1.50` is `1.5`, `-0.001` to two places is `0`).
+pub fn trimmed(v: f64, decimals: usize) -> String {
+    let s = crate::decimal::fixed(v, decimals);
     let s = if s.contains('.') {
         s.trim_end_matches('0').trim_end_matches('.')
     } else {
@@ -72,7 +74,7 @@ fn scaled(v: f64, base: f64, units: &[&str]) -> String {
 /// A size in bytes: `512 B`, `4 KiB`, `1.25 MiB`, `1 GiB`.
 pub fn bytes(v: f64) -> String {
     if !v.is_finite() {
-        return format!("{v} B");
+        return format!("{} B", crate::decimal::shortest(v));
     }
     scaled(v, 1024.0, &BYTE_UNITS)
 }
@@ -80,7 +82,7 @@ pub fn bytes(v: f64) -> String {
 /// A duration given in nanoseconds: `12.3 ns`, `1.52 µs`, `293 ms`, `1.72 s`.
 pub fn duration_ns(ns: f64) -> String {
     if !ns.is_finite() {
-        return format!("{ns} ns");
+        return format!("{} ns", crate::decimal::shortest(ns));
     }
     scaled(ns, 1000.0, &TIME_UNITS)
 }

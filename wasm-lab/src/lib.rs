@@ -85,7 +85,7 @@ fn grow_memory(_bytes: u64) -> Result<*mut u8, String> {
 }
 
 fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
-    serde_json::from_str(text).map_err(|e| format!("bad {what} parameters: {e}"))
+    pagewalk_model::json::from_str(text).map_err(|e| format!("bad {what} parameters: {e}"))
 }
 
 fn report(value: Result<Value, String>) -> String {

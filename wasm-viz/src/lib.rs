@@ -21,6 +21,7 @@ use pagewalk_figures::overlay::{self, Overlay};
 use pagewalk_figures::{
     esc, render_svg, table_csv, table_html, ChartSpec, Palette, Role, STATIC_WIDTH,
 };
+use pagewalk_model::{decimal::fixed, json};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, Event, MutationObserver, MutationObserverInit};
@@ -102,7 +103,7 @@ pub fn replace_series(
             )))
         }
     };
-    let overlay: Overlay = serde_json::from_str(overlay).map_err(|e| {
+    let overlay: Overlay = json::from_str(overlay).map_err(|e| {
         JsValue::from_str(&format!(
             "replace_series: overlay for `{chart}` is not valid: {e}"
         ))
@@ -116,7 +117,7 @@ pub fn replace_series(
 /// has no such chart.
 #[wasm_bindgen]
 pub fn set_markers(chart: &str, markers: &str) -> Result<bool, JsValue> {
-    let markers = serde_json::from_str(markers).map_err(|e| {
+    let markers = json::from_str(markers).map_err(|e| {
         JsValue::from_str(&format!(
             "set_markers: markers for `{chart}` are not valid: {e}"
         ))
@@ -361,9 +362,16 @@ fn show_tooltip(figure: &Element, mark: &Element) {
     tip.set_text_content(Some(&label));
     let m = mark.get_bounding_client_rect();
     let f = figure.get_bounding_client_rect();
-    let left = (m.x() + m.width() / 2.0 - f.x()).clamp(0.0, f.width().max(0.0));
+    // max/min, not clamp: clamp's panic message would bring float
+    // formatting into the wasm.
+    let left = (m.x() + m.width() / 2.0 - f.x())
+        .max(0.0)
+        .min(f.width().max(0.0));
     let top = m.y() - f.y();
-    let _ = tip.set_attribute("style", &format!("left:{left:.0}px;top:{top:.0}px"));
+    let _ = tip.set_attribute(
+        "style",
+        &format!("left:{}px;top:{}px", fixed(left, 0), fixed(top, 0)),
+    );
     let _ = tip.class_list().add_1("pw-visible");
     let _ = mark.class_list().add_1("pw-active");
 }

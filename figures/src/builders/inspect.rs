@@ -4,6 +4,7 @@
 //! interval divided by its length, placed at the interval's end, so a burst
 //! shows where it happened instead of being averaged over the window.
 
+use pagewalk_model::decimal::shortest;
 use pagewalk_model::inspect::{InspectResults, ProcessSample, EXPERIMENT};
 use pagewalk_model::RunFile;
 
@@ -82,7 +83,9 @@ fn timeline(
     let description = match run.inspect() {
         Some(i) => format!(
             "process {} ({}), one point every {} ms",
-            i.pid, i.command, i.interval_ms
+            i.pid,
+            i.command,
+            shortest(i.interval_ms)
         ),
         None => "no inspection".to_string(),
     };

@@ -2,6 +2,7 @@
 //! (slowest over fastest), and how far apart each comparison's medians
 //! are, with A vs A among them: a difference below A vs A measured nothing.
 
+use pagewalk_model::decimal::fixed;
 use pagewalk_model::{ComparisonKind, Condition, NoiseResults, RunFile};
 
 use super::bars::{category_bars, source_names, sources};
@@ -51,7 +52,7 @@ impl Bar {
                     (Some(why), _) => (None, Some(format!("skipped: {why}"))),
                     (None, Some(s)) => (
                         Some((s - 1.0) * 100.0),
-                        b.cv.map(|cv| format!("cv {:.2}%", cv * 100.0)),
+                        b.cv.map(|cv| format!("cv {}%", fixed(cv * 100.0, 2))),
                     ),
                     (None, None) => (None, Some("no runs".into())),
                 },

@@ -38,7 +38,8 @@ pub(super) fn title(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -
     // Bold glyphs are about a tenth wider than the estimate's regular ones.
     let lines = wrap(&spec.title, (w - 2.0 * PAD) / 1.1, SIZE);
     let attrs = format!(
-        " class=\"pw-title\" font-size=\"{SIZE}\" font-weight=\"600\" fill=\"{}\"",
+        " class=\"pw-title\" font-size=\"{}\" font-weight=\"600\" fill=\"{}\"",
+        n(SIZE),
         esc(&pal.fg)
     );
     out.push_str(&text_lines(PAD, PAD + 15.0, 19.0, &lines, &attrs));

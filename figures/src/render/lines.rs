@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::frame::{axis_title, gridlines, mark_attrs, no_data, text_lines, title_room, Gridlines};
-use super::scale::ValueScale;
+use super::scale::{clamp, ValueScale};
 use super::text::{esc, exact, n, text_width, with_unit, wrap};
 use super::{Palette, FONT, NARROW, PAD};
 use crate::spec::{Axis, ChartSpec, Marker, Role};
@@ -96,9 +96,10 @@ fn draw_markers(
         if let Some((row, x0, width, anchor)) = p.label {
             let tx = if anchor == "end" { x0 + width } else { x0 };
             label = format!(
-                "<text x=\"{}\" y=\"{}\" font-size=\"{MARKER_FONT}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
+                "<text x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
                 n(tx),
                 n(baseline(row)),
+                n(MARKER_FONT),
                 esc(&pal.axis),
                 esc(&m.label)
             );
@@ -129,7 +130,7 @@ fn draw_markers(
 
 /// How long the rotated y-axis title may be: about the plot's height.
 fn y_room(w: f64) -> f64 {
-    (w * 0.6).clamp(240.0, 520.0) - 90.0
+    clamp(w * 0.6, 240.0, 520.0) - 90.0
 }
 
 /// x/y lines with a marker per point; returns the SVG height.
@@ -180,7 +181,7 @@ pub(super) fn lines(
     let h = if height > 0.0 {
         height
     } else {
-        (w * 0.6).clamp(240.0, 520.0) + plot_top
+        clamp(w * 0.6, 240.0, 520.0) + plot_top
     };
     let bottom = h - PAD - below;
     let ys_scale = ValueScale::fit(&spec.y, &ys, false, bottom, plot_top);

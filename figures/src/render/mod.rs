@@ -83,10 +83,11 @@ pub fn render_svg(spec: &ChartSpec, palette: &Palette, width: u32, height: u32) 
     let _ = write!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pw-svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
-         font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\" font-size=\"{FONT}\">\
+         font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\" font-size=\"{f}\">\
          <title>{t}</title><rect class=\"pw-bg\" width=\"{w}\" height=\"{h}\" fill=\"{bg}\"/>",
         w = n(w),
         h = n(h),
+        f = n(FONT),
         t = esc(&spec.title),
         bg = esc(&palette.bg),
     );

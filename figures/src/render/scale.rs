@@ -2,7 +2,6 @@
 
 use pagewalk_model::units::{self, group_thousands};
 
-use super::text::trimmed;
 use crate::spec::{Axis, Scale};
 
 /// Maps data values to pixels along one axis.
@@ -59,7 +58,7 @@ impl ValueScale {
         } else {
             (-1e300, 1e300)
         };
-        (lo, hi) = (lo.clamp(floor, ceil), hi.clamp(floor, ceil));
+        (lo, hi) = (clamp(lo, floor, ceil), clamp(hi, floor, ceil));
         let unit_bytes = match axis.unit.as_str() {
             "KiB" => 1024.0,
             "MiB" => 1048576.0,
@@ -116,7 +115,7 @@ impl ValueScale {
         let t = if t.is_nan() {
             0.0
         } else {
-            t.clamp(-0.02, 1.02)
+            clamp(t, -0.02, 1.02)
         };
         self.px0 + t * (self.px1 - self.px0)
     }
@@ -151,8 +150,20 @@ impl ValueScale {
         if self.log {
             self.lo
         } else {
-            0f64.clamp(self.lo, self.hi)
+            clamp(0.0, self.lo, self.hi)
         }
+    }
+}
+
+/// `v` within `lo..=hi`, as `f64::clamp` for `lo <= hi`, but with no
+/// panic (whose message formats floats) in the page's wasm.
+pub(super) fn clamp(v: f64, lo: f64, hi: f64) -> f64 {
+    if v < lo {
+        lo
+    } else if v > hi {
+        hi
+    } else {
+        v
     }
 }
 
@@ -198,14 +209,14 @@ pub fn linear_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {
 /// [`MAX_TICKS`] of them.
 fn exponents(a: f64, b: f64, aligned: bool, every: impl Fn(i32) -> i32) -> Vec<i32> {
     // Exponents beyond ±1100 (even of two) mean a broken axis end.
-    let clamp = |x: f64| {
+    let exponent = |x: f64| {
         if x.is_nan() {
             0
         } else {
-            x.clamp(-1100.0, 1100.0) as i32
+            clamp(x, -1100.0, 1100.0) as i32
         }
     };
-    let (a, b) = (clamp(a), clamp(b));
+    let (a, b) = (exponent(a), exponent(b));
     if b < a {
         return Vec::new();
     }
@@ -262,5 +273,5 @@ pub fn tick_label(v: f64, log: bool) -> String {
 
 fn trim_num(v: f64) -> String {
     // Tick values are multiples of round steps; six decimals hide float noise.
-    trimmed(v, 6)
+    units::trimmed(v, 6)
 }

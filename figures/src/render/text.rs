@@ -24,7 +24,7 @@ pub fn esc(s: &str) -> String {
 /// The exact value as written in `data-value` and the data table's CSV:
 /// the shortest decimal that reads back as the same `f64`.
 pub fn exact(v: f64) -> String {
-    format!("{v}")
+    pagewalk_model::decimal::shortest(v)
 }
 
 /// A value as a person reads it, in its axis' unit with about three
@@ -130,16 +130,5 @@ pub(super) fn wrap(s: &str, width: f64, size: f64) -> Vec<String> {
 
 pub(super) fn n(v: f64) -> String {
     // Two decimals are plenty for pixels.
-    trimmed(v, 2)
-}
-
-/// `v` to `decimals` places without trailing zeros, and never `-0`.
-pub(super) fn trimmed(v: f64, decimals: usize) -> String {
-    let s = format!("{v:.decimals$}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".to_string()
-    } else {
-        s.to_string()
-    }
+    pagewalk_model::units::trimmed(v, 2)
 }

@@ -3,6 +3,7 @@
 //! rule, the same tally, so the two can never tell a different story.
 
 use super::{Outcome, Row, RunComparison};
+use crate::decimal::fixed;
 use crate::run::RunFile;
 
 /// The rule every table states above its rows.
@@ -24,9 +25,9 @@ pub fn cells(r: &Row) -> [String; 5] {
     [
         num(r.baseline_value),
         num(r.value),
-        r.ratio.map_or("-".into(), |x| format!("{x:.3}x")),
+        r.ratio.map_or("-".into(), |x| format!("{}x", fixed(x, 3))),
         r.verdict
-            .map_or("-".into(), |v| format!("{:.1}%", v.noise * 100.0)),
+            .map_or("-".into(), |v| format!("{}%", fixed(v.noise * 100.0, 1))),
         verdict,
     ]
 }
@@ -40,7 +41,7 @@ pub fn figure(v: f64) -> String {
         x if x >= 1.0 => 2,
         _ => 3,
     };
-    format!("{v:.decimals$}")
+    fixed(v, decimals)
 }
 
 /// `53 figures: 9 faster, 21 slower, 21 within noise, 2 not compared.`

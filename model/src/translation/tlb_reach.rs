@@ -9,7 +9,7 @@ use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, Regime, Step};
 ///
 /// The fields it shares with [`StaircaseResults`] (curves to counters) are
 /// spelled out in both rather than in a `#[serde(flatten)]` struct: flatten
-/// would lose the field path a load error names (`serde_path_to_error`).
+/// would lose the field path a load error names ([`crate::json`]).
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TlbReachResults {

@@ -3,6 +3,7 @@
 //! (`tlb-reach`), and 4 KiB vs huge pages at large sizes (`thp`); here what
 //! they share: chase points, curves and the machine's markers.
 
+use pagewalk_model::decimal::fixed;
 use pagewalk_model::{ChasePoint, Curve, Geometry, RunFile, Step, StepKind};
 
 use super::{role, series_name};
@@ -46,7 +47,7 @@ fn chase_point(x: f64, p: &ChasePoint) -> Point {
         notes.push(format!("median of {} repetitions", s.n));
     }
     if let Some(f) = p.huge_fraction {
-        notes.push(format!("{:.0}% backed by huge pages", f * 100.0));
+        notes.push(format!("{}% backed by huge pages", fixed(f * 100.0, 0)));
     }
     if let Some(c) = p.collapse.as_ref().filter(|c| !c.ok) {
         notes.push(format!(

@@ -1,6 +1,7 @@
 //! `staircase`: ns per load by region size, with the reference's
 //! published levels and the machine's cache, TLB and step markers.
 
+use pagewalk_model::decimal::shortest;
 use pagewalk_model::{ChasePoint, PublishedLevel, RunFile};
 
 use super::{curves, geometry_markers, size_label, skipped, step_markers, NS_AXIS, NS_UNIT};
@@ -103,8 +104,8 @@ fn describe_level(l: &PublishedLevel) -> String {
         (None, None) => String::new(),
     };
     let ns = match (l.ns, l.added_ns) {
-        (Some(r), _) => format!("{} to {} ns", r.min, r.max),
-        (None, Some(r)) => format!("{} to {} ns more", r.min, r.max),
+        (Some(r), _) => format!("{} to {} ns", shortest(r.min), shortest(r.max)),
+        (None, Some(r)) => format!("{} to {} ns more", shortest(r.min), shortest(r.max)),
         _ => String::new(),
     };
     format!("{size}, {ns} ({})", l.actual)
