@@ -27,6 +27,18 @@ pub fn add(root: &mut Map<String, Value>) {
         );
         noise.insert("comparison_rows".into(), rows);
     }
+    // R2 published its TLB figures with its staircase, and no `tlb-reach`.
+    let r2_cpuid = r2.get("stair").and_then(|s| s.get("cpuid")).cloned();
+    if let Some(tlb) = root.get_mut("tlb").and_then(Value::as_object_mut) {
+        let rows = at_rows(tlb.get("at"), TLB_POINTS);
+        tlb.insert("at_rows".into(), rows);
+        let rows = cpuid_rows(tlb.get("cpuid"), r2_cpuid.as_ref());
+        tlb.insert("cpuid_rows".into(), rows);
+    }
+    if let Some(stair) = root.get_mut("stair").and_then(Value::as_object_mut) {
+        let rows = at_rows(stair.get("at"), STAIR_POINTS);
+        stair.insert("at_rows".into(), rows);
+    }
     if let Some(numa) = root.get_mut("numa").and_then(Value::as_object_mut) {
         let rows = numa_rows(numa.get("placements"));
         numa.insert("rows".into(), rows);
@@ -108,5 +120,46 @@ fn numa_rows(run: Option<&Value>) -> Value {
     ]
     .iter()
     .map(|&(key, label)| json!({"key": key, "label": label, "run": entry(run, key)}))
+    .collect()
+}
+
+/// The points `stair.at` picks out, in the chapter's order.
+const STAIR_POINTS: &[(&str, &str)] = &[
+    ("l1", "half of L1d"),
+    ("l2", "half of L2"),
+    ("l3", "half of L3"),
+    ("largest", "largest"),
+];
+
+/// The points `tlb.at` picks out, in the chapter's order.
+const TLB_POINTS: &[(&str, &str)] = &[
+    ("few", "fewest pages"),
+    ("l1", "most pages within the L1 dTLB"),
+    ("l2", "most pages within the L2 TLB"),
+    ("beyond", "most pages measured"),
+];
+
+/// One per picked point: `{key, label, point}`, `point` as under `VIEW.at`
+/// (null where the run has no such point).
+fn at_rows(at: Option<&Value>, points: &[(&str, &str)]) -> Value {
+    points
+        .iter()
+        .map(|&(key, label)| json!({"key": key, "label": label, "point": entry(at, key)}))
+        .collect()
+}
+
+/// One per TLB level, in the chapter's order: `{key, label, run, r2}`,
+/// `run` and `r2` the level as under `VIEW.cpuid` (R2's from `r2.stair`).
+fn cpuid_rows(run: Option<&Value>, r2: Option<&Value>) -> Value {
+    [
+        ("l1d_4k", "L1 dTLB, 4 KiB pages"),
+        ("l2_4k", "L2 TLB, 4 KiB pages"),
+        ("l1d_2m", "L1 dTLB, 2 MiB pages"),
+        ("l2_2m", "L2 TLB, 2 MiB pages"),
+        ("l1d_1g", "L1 dTLB, 1 GiB pages"),
+        ("l2_1g", "L2 TLB, 1 GiB pages"),
+    ]
+    .iter()
+    .map(|&(key, label)| json!({"key": key, "label": label, "run": entry(run, key), "r2": entry(r2, key)}))
     .collect()
 }

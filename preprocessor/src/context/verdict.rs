@@ -415,6 +415,21 @@ fn steps(view: &mut Value) {
             insert(step, "label", json!(label));
         }
         insert(step, "match", json!(m));
+        // The table's words for the step, chosen here rather than by
+        // nested `#if`s in two chapters.
+        let curve = if s.small { "4 KiB pages" } else { "huge pages" };
+        let behaved = match m {
+            "both-regimes" => json!("both regimes, matches no cache size"),
+            _ => step.get("kind").cloned().unwrap_or(Value::Null),
+        };
+        let near = match step.get("near_kind").and_then(Value::as_str) {
+            Some("translation") => "TLB reach",
+            Some(_) => "cache size",
+            None => "(none)",
+        };
+        insert(step, "curve", json!(curve));
+        insert(step, "behaved", behaved);
+        insert(step, "near", json!(near));
     }
 }
 
@@ -486,6 +501,50 @@ fn staircase(stair: &mut Value, floor: Option<f64>) {
             .zip(number(level, &["ns_max"]))
             .map(|(lo, hi)| lo < hi);
         insert(level, "rising", json!(rising));
+        let (region, latency) = (published_region(level), published_latency(level));
+        insert(level, "region", json!(region));
+        insert(level, "latency", json!(latency));
+    }
+}
+
+/// A published level's region in words: `about 48 KiB`, `4 KiB to 32 KiB`,
+/// `beyond 8 MiB`, `up to 32 KiB`; null when it gives neither end.
+fn published_region(level: &Value) -> Option<String> {
+    let text = |k: &str| at(level, &[k]).and_then(Value::as_str);
+    match (text("from"), text("to")) {
+        (Some(from), Some(_)) if level.get("from_bytes") == level.get("to_bytes") => {
+            Some(format!("about {from}"))
+        }
+        (Some(from), Some(to)) => Some(format!("{from} to {to}")),
+        (Some(from), None) => Some(format!("beyond {from}")),
+        (None, Some(to)) => Some(format!("up to {to}")),
+        (None, None) => None,
+    }
+}
+
+/// A published level's ns per load in words: one figure (`12.0`), a range
+/// (`12.0 rising to 24.0`), or what it adds (`15 to 100 more than the level
+/// before`); null when it gives none.
+fn published_latency(level: &Value) -> Option<String> {
+    use crate::helpers::{format_num, MISSING};
+    // A zero is no figure, as the chapter's `#if` used to read it.
+    let figure = |k: &str| number(level, &[k]).filter(|x| *x != 0.0);
+    let show = |k: &str, d| number(level, &[k]).map_or(MISSING.into(), |x| format_num(x, d));
+    if let Some(lo) = figure("ns_min") {
+        let one = number(level, &["ns_max"]) == Some(lo);
+        Some(if one {
+            format_num(lo, 1)
+        } else {
+            format!("{} rising to {}", format_num(lo, 1), show("ns_max", 1))
+        })
+    } else if figure("added_ns_min").is_some() {
+        Some(format!(
+            "{} to {} more than the level before",
+            show("added_ns_min", 0),
+            show("added_ns_max", 0)
+        ))
+    } else {
+        None
     }
 }
 
