@@ -18,13 +18,17 @@
 use std::cell::RefCell;
 
 use pagewalk_figures::overlay::{self, Overlay};
-use pagewalk_figures::{
-    esc, render_svg, table_csv, table_html, ChartSpec, Palette, Role, STATIC_WIDTH,
-};
-use pagewalk_model::{decimal::fixed, json};
+use pagewalk_figures::{esc, render_svg, table_html, ChartSpec, Palette, Role, STATIC_WIDTH};
+use pagewalk_model::json;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{Document, Element, Event, MutationObserver, MutationObserverInit};
+use web_sys::{Document, Element, MutationObserver, MutationObserverInit};
+
+mod csv;
+mod events;
+
+use csv::add_csv_button;
+use events::{rove, wire};
 
 struct Chart {
     figure: Element,
@@ -32,6 +36,7 @@ struct Chart {
 }
 
 thread_local! {
+    /// Every chart set up so far, with the spec it is drawn from now.
     static CHARTS: RefCell<Vec<Chart>> = const { RefCell::new(Vec::new()) };
     static PALETTE: RefCell<Option<Palette>> = const { RefCell::new(None) };
     static OBSERVER: RefCell<Option<MutationObserver>> = const { RefCell::new(None) };
@@ -285,201 +290,5 @@ fn observe_theme(doc: &Document) {
     options.set_attribute_filter(&js_sys::Array::of1(&JsValue::from_str("class")));
     if observer.observe_with_options(&root, &options).is_ok() {
         OBSERVER.with(|o| *o.borrow_mut() = Some(observer));
-    }
-}
-
-/// The mark (element with `data-value`) an event happened on, if any.
-fn mark_of(event: &Event) -> Option<Element> {
-    let target: Element = event.target()?.dyn_into().ok()?;
-    target.closest(".pw-mark[data-value]").ok().flatten()
-}
-
-/// One listener per figure, for every way a reader acts on a chart:
-/// hover and focus on a mark show its label (value and unit) in the
-/// figure's `.pw-tooltip` (a `role="status"` live region, so screen readers
-/// hear it too); arrow keys move between marks; "Copy as CSV" copies.
-/// It sits on the figure, so it survives redraws. Keys have a closure of
-/// their own: moving the focus fires focusin inside the key handler, and a
-/// wasm closure cannot be re-entered.
-fn wire(figure: &Element) {
-    add_csv_button(figure);
-    let fig = figure.clone();
-    let handler = Closure::<dyn FnMut(Event)>::new(move |event: Event| on_event(&fig, &event));
-    for name in ["mouseover", "focusin", "mouseout", "focusout", "click"] {
-        let _ = figure.add_event_listener_with_callback(name, handler.as_ref().unchecked_ref());
-    }
-    handler.forget();
-    let fig = figure.clone();
-    let on_key = Closure::<dyn FnMut(Event)>::new(move |event: Event| on_event(&fig, &event));
-    let _ = figure.add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
-    on_key.forget();
-}
-
-fn on_event(figure: &Element, event: &Event) {
-    let Some(plot) = figure.query_selector(".pw-chart-plot").ok().flatten() else {
-        return;
-    };
-    let mark = mark_of(event);
-    match (event.type_().as_str(), mark) {
-        ("mouseover", Some(mark)) => show_tooltip(figure, &mark),
-        ("focusin", Some(mark)) => {
-            // A mark reached by the mouse or from script becomes the tab stop.
-            let at = marks_in(&plot).iter().position(|m| *m == mark);
-            rove(&plot, at);
-            show_tooltip(figure, &mark);
-        }
-        ("mouseout" | "focusout", mark) => {
-            if let Some(mark) = mark {
-                let _ = mark.class_list().remove_1("pw-active");
-            }
-            if let Some(tip) = figure.query_selector(".pw-tooltip").ok().flatten() {
-                let _ = tip.class_list().remove_1("pw-visible");
-            }
-        }
-        ("keydown", Some(mark)) => {
-            if let Some(key) = event.dyn_ref::<web_sys::KeyboardEvent>() {
-                arrow_key(&plot, &mark, key);
-            }
-        }
-        ("click", _) => {
-            let button = event
-                .target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|t| t.closest(".pw-copy-csv").ok().flatten());
-            if let Some(button) = button {
-                copy_csv(figure, &button);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn show_tooltip(figure: &Element, mark: &Element) {
-    let Some(tip) = figure.query_selector(".pw-tooltip").ok().flatten() else {
-        return;
-    };
-    let label = mark.get_attribute("aria-label").unwrap_or_default();
-    tip.set_text_content(Some(&label));
-    let m = mark.get_bounding_client_rect();
-    let f = figure.get_bounding_client_rect();
-    // max/min, not clamp: clamp's panic message would bring float
-    // formatting into the wasm.
-    let left = (m.x() + m.width() / 2.0 - f.x())
-        .max(0.0)
-        .min(f.width().max(0.0));
-    let top = m.y() - f.y();
-    let _ = tip.set_attribute(
-        "style",
-        &format!("left:{}px;top:{}px", fixed(left, 0), fixed(top, 0)),
-    );
-    let _ = tip.class_list().add_1("pw-visible");
-    let _ = mark.class_list().add_1("pw-active");
-}
-
-/// The data table shows rounded values in human units; "Copy as CSV" puts
-/// the exact ones on the clipboard ([`table_csv`] of the chart's current
-/// spec, overlays included). Added from here because it needs script.
-fn add_csv_button(figure: &Element) {
-    let Some(details) = figure.query_selector(".pw-chart-data").ok().flatten() else {
-        return;
-    };
-    if details
-        .query_selector(".pw-copy-csv")
-        .ok()
-        .flatten()
-        .is_none()
-    {
-        let _ = details.insert_adjacent_html(
-            "beforeend",
-            "<button type=\"button\" class=\"pw-copy-csv\">Copy as CSV</button>",
-        );
-    }
-}
-
-/// Puts the chart's exact values (its current spec, overlays included) on
-/// the clipboard, and shows them under the button too: the clipboard may
-/// be refused (no permission, an old browser), the text box never is.
-fn copy_csv(figure: &Element, button: &Element) {
-    let Some(csv) = CHARTS.with(|charts| {
-        charts
-            .borrow()
-            .iter()
-            .find(|c| c.figure == *figure)
-            .map(|c| table_csv(&c.spec))
-    }) else {
-        return;
-    };
-    let clipboard = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"clipboard".into()).ok())
-        .filter(|c| c.is_object());
-    if let Some(c) = clipboard {
-        if let Some(write) = js_sys::Reflect::get(&c, &"writeText".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        {
-            let _ = write.call1(&c, &JsValue::from_str(&csv));
-        }
-    }
-    button.set_text_content(Some("Copied as CSV (also below)"));
-    if let Some(old) = figure.query_selector(".pw-csv").ok().flatten() {
-        old.remove();
-    }
-    let _ = button.insert_adjacent_html(
-        "afterend",
-        &format!(
-            "<textarea class=\"pw-csv\" readonly rows=\"6\" aria-label=\"the data as CSV\">{}</textarea>",
-            esc(&csv)
-        ),
-    );
-}
-
-/// The chart's marks, in drawing order.
-fn marks_in(plot: &Element) -> Vec<Element> {
-    let Ok(list) = plot.query_selector_all(".pw-mark[data-value]") else {
-        return Vec::new();
-    };
-    (0..list.length())
-        .filter_map(|i| list.item(i)?.dyn_into::<Element>().ok())
-        .collect()
-}
-
-/// One tab stop per chart (a roving tab index): mark `to` (else the one
-/// last reached, kept in the plot's `data-pw-at` across redraws, else the
-/// first) takes `tabindex="0"`, every other mark `-1`. Returns that mark.
-fn rove(plot: &Element, to: Option<usize>) -> Option<Element> {
-    let marks = marks_in(plot);
-    let last = marks.len().checked_sub(1)?;
-    let at = to
-        .or_else(|| plot.get_attribute("data-pw-at")?.parse().ok())
-        .unwrap_or(0)
-        .min(last);
-    let _ = plot.set_attribute("data-pw-at", &at.to_string());
-    for (i, m) in marks.iter().enumerate() {
-        let _ = m.set_attribute("tabindex", if i == at { "0" } else { "-1" });
-    }
-    marks.into_iter().nth(at)
-}
-
-/// Arrow keys move between a chart's marks (Right/Down next, Left/Up
-/// previous, Home/End the ends); the focus, and with it the tooltip,
-/// follows. Tab leaves the chart: it is one tab stop.
-fn arrow_key(plot: &Element, mark: &Element, key: &web_sys::KeyboardEvent) {
-    let marks = marks_in(plot);
-    let Some(at) = marks.iter().position(|m| m == mark) else {
-        return;
-    };
-    let to = match key.key().as_str() {
-        "ArrowRight" | "ArrowDown" => (at + 1).min(marks.len() - 1),
-        "ArrowLeft" | "ArrowUp" => at.saturating_sub(1),
-        "Home" => 0,
-        "End" => marks.len() - 1,
-        _ => return,
-    };
-    // mdBook turns the page on the left and right arrows: not here.
-    key.prevent_default();
-    key.stop_propagation();
-    if let Some(next) = rove(plot, Some(to)).and_then(|m| m.dyn_into::<web_sys::SvgElement>().ok())
-    {
-        let _ = next.focus();
     }
 }
