@@ -1,49 +1,77 @@
 //! Pieces shared by the OS-on-the-hot-path views: a latency distribution
-//! as template keys, the skip reason, failed checks, keyed maps.
+//! as template keys, the skip reason, failed checks.
 
 use pagewalk_model::{ExperimentRecord, Latency, Stat, Status};
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-/// `p50`, `p90`, `p99`, `p999`, `max`, `mean`, `min` (ns) and `n`; every
-/// key present, null where the distribution (or the source) lacks it.
-pub fn stats(l: Option<&Latency>) -> Map<String, Value> {
-    let mut m: Map<String, Value> = Stat::ALL
-        .iter()
-        .map(|&s| (s.key().to_string(), json!(l.and_then(|l| l.get(s)))))
-        .collect();
-    m.insert("min".into(), json!(l.and_then(|l| l.min_ns)));
-    m.insert("n".into(), json!(l.and_then(|l| l.n)));
-    m
+/// A latency distribution, ns; every key present, null where the
+/// distribution (or the source) lacks it.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Stats {
+    /// Median, ns.
+    pub p50: Option<f64>,
+    /// 90th percentile, ns.
+    pub p90: Option<f64>,
+    /// 99th percentile, ns.
+    pub p99: Option<f64>,
+    /// 99.9th percentile, ns.
+    pub p999: Option<f64>,
+    /// Slowest, ns.
+    pub max: Option<f64>,
+    /// Mean, ns.
+    pub mean: Option<f64>,
+    /// Fastest, ns.
+    pub min: Option<f64>,
+    /// How many figures the distribution holds (iterations, operations or batches).
+    pub n: Option<u64>,
 }
 
-/// Why the experiment has no results: its reason when skipped or failed.
-pub fn skipped(record: &ExperimentRecord) -> Value {
-    match record.status {
-        Status::Ok | Status::Interrupted => Value::Null,
-        _ => json!(record.reason.as_deref().map(str::to_owned)),
+impl Stats {
+    pub fn of(l: Option<&Latency>) -> Stats {
+        let get = |s: Stat| l.and_then(|l| l.get(s));
+        Stats {
+            p50: get(Stat::P50),
+            p90: get(Stat::P90),
+            p99: get(Stat::P99),
+            p999: get(Stat::P999),
+            max: get(Stat::Max),
+            mean: get(Stat::Mean),
+            min: l.and_then(|l| l.min_ns),
+            n: l.and_then(|l| l.n),
+        }
     }
 }
 
-/// `{name, expected, observed}` per failed check.
-pub fn failed_checks(record: &ExperimentRecord) -> Vec<Value> {
-    record
-        .failed_checks()
-        .map(|c| json!({"name": &c.name, "expected": &c.expected, "observed": &c.observed}))
-        .collect()
+/// A premise check that failed.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct FailedCheck {
+    /// What was checked.
+    pub name: String,
+    /// What the premise needs.
+    pub expected: String,
+    /// What the counter said.
+    pub observed: String,
 }
 
-/// A map from each kebab-case name (written with `_`) to its view, null
-/// where `f` has nothing.
-pub fn keyed<T: Copy>(
-    all: &[T],
-    name: fn(T) -> &'static str,
-    f: impl Fn(T) -> Option<Value>,
-) -> Value {
-    Value::Object(
-        all.iter()
-            .map(|&k| (name(k).replace('-', "_"), f(k).unwrap_or(Value::Null)))
-            .collect(),
-    )
+/// Why the experiment has no results: its reason when skipped or failed.
+pub fn skipped(record: &ExperimentRecord) -> Option<String> {
+    match record.status {
+        Status::Ok | Status::Interrupted => None,
+        _ => record.reason.clone(),
+    }
+}
+
+/// Each failed check.
+pub fn failed_checks(record: &ExperimentRecord) -> Vec<FailedCheck> {
+    record
+        .failed_checks()
+        .map(|c| FailedCheck {
+            name: c.name.clone(),
+            expected: c.expected.clone(),
+            observed: c.observed.clone(),
+        })
+        .collect()
 }
 
 /// `a / b` when both are there and `b` is not zero.

@@ -1,10 +1,13 @@
-//! The template context: the numbers chapters may cite, flattened into the
-//! shape documented in `TEMPLATES.md`.
+//! The template context: the numbers chapters may cite, as typed views.
 //!
-//! Every documented key is present, `null` when the run lacks the value, so
-//! the helpers can tell a typo (a missing key: build error) from an honest
-//! gap (null: rendered as "n/a"). Each experiment has its own module with a
-//! `view(run) -> Value`, chosen per kind in `View::of`.
+//! Each view is a struct whose fields are the keys a chapter can use, with
+//! a doc comment each; `TEMPLATES.md`'s key list is generated from them
+//! (`tests/templates_doc.rs`). Every key is present, `null` when the run
+//! lacks the value, so the helpers can tell a typo (a missing key: build
+//! error) from an honest gap (null: rendered as "n/a"). Each experiment
+//! has its own module with a `view(run)`, chosen per kind in
+//! [`Views::fill`]; [`verdict`] then files the verdicts under the views,
+//! and [`rows`] the tables' rows.
 
 mod alloc;
 mod first_touch;
@@ -22,77 +25,163 @@ mod translation;
 pub mod verdict;
 
 use pagewalk_model::{Kind, MachineContext, Provenance, RunFile, UtcTime};
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::DataSet;
 
-/// A view of one experiment: its key in the context, the experiment it
-/// reads, and how to build it from a run file.
-struct View {
-    key: &'static str,
-    kind: Kind,
-    build: fn(&RunFile) -> Value,
+/// Everything a chapter's template can read.
+#[derive(Serialize, JsonSchema)]
+pub struct Context {
+    /// The run the book shows: its provenance and machine; null when there is no run at all.
+    pub run: Option<RunInfo>,
+    /// The shown run's views, one per experiment (`ft`, `stair`, ...), each from the newest complete run that has it.
+    #[serde(flatten)]
+    pub views: Views,
+    /// The newest `collector inspect` file (see "Your process" below); null when there is none.
+    pub inspect: Option<inspect::Inspect>,
+    /// The reference laptop's published figures (R1), in the same views; a view is null where R1 has no such figures.
+    pub r1: Views,
+    /// The reference lab machine's published figures (R2), in the same views; null where R2 has none (it has no `tlb-reach` and no `numa`).
+    pub r2: Views,
 }
 
-impl View {
-    /// The chapters' view of `kind`. Exhaustive: a new kind in the model's
-    /// list does not compile until its view (or its absence) is decided.
-    fn of(kind: Kind) -> Option<View> {
-        let view = |key, build| Some(View { key, kind, build });
+/// One source's views: the shown run's at the top of the context, each
+/// published source's under `r1` and `r2`. A view is null when the source
+/// has no such experiment.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Views {
+    /// Experiment `first-touch`: demand paging, one mode per way of getting memory.
+    pub ft: Option<first_touch::FirstTouch>,
+    /// Experiment `staircase`: ns per load against region size, 4 KiB and huge pages.
+    pub stair: Option<staircase::Staircase>,
+    /// Experiment `tlb-reach`: one line per page, so translation alone grows.
+    pub tlb: Option<tlb_reach::TlbReach>,
+    /// Experiment `thp`: 4 KiB against huge pages at large sizes, and what the kernel granted.
+    pub thp: Option<thp::Thp>,
+    /// Experiment `tail`: per-iteration latency as written and pre-faulted.
+    pub tail: Option<tail::Tail>,
+    /// Experiment `alloc`: malloc + free on each allocator path.
+    pub alloc: Option<alloc::Alloc>,
+    /// Experiment `syscall`: the syscall floor and the vDSO.
+    pub syscall: Option<syscall::Syscall>,
+    /// Experiment `noise`: run-to-run noise, A against A, and the scheduling levers.
+    pub noise: Option<noise::Noise>,
+    /// Experiment `numa`: where one thread's first touch puts the pages.
+    pub numa: Option<numa::Numa>,
+}
+
+impl Views {
+    /// Files the view of `kind` read from `file`. Exhaustive: a new kind in
+    /// the model's list does not compile until its view (or its absence)
+    /// is decided.
+    fn fill(&mut self, kind: Kind, file: &RunFile) {
         match kind {
-            Kind::FirstTouch => view("ft", first_touch::view),
-            Kind::Staircase => view("stair", staircase::view),
-            Kind::TlbReach => view("tlb", tlb_reach::view),
-            Kind::Thp => view("thp", thp::view),
-            Kind::Tail => view("tail", tail::view),
-            Kind::Alloc => view("alloc", alloc::view),
-            Kind::Syscall => view("syscall", syscall::view),
-            Kind::Noise => view("noise", noise::view),
-            Kind::Numa => view("numa", numa::view),
+            Kind::FirstTouch => self.ft = first_touch::view(file),
+            Kind::Staircase => self.stair = staircase::view(file),
+            Kind::TlbReach => self.tlb = tlb_reach::view(file),
+            Kind::Thp => self.thp = thp::view(file),
+            Kind::Tail => self.tail = tail::view(file),
+            Kind::Alloc => self.alloc = alloc::view(file),
+            Kind::Syscall => self.syscall = syscall::view(file),
+            Kind::Noise => self.noise = noise::view(file),
+            Kind::Numa => self.numa = numa::view(file),
             // An inspection is a file of its own, not part of the shown
             // run: it has its own key (see `build`).
-            Kind::Inspect => None,
+            Kind::Inspect => {}
         }
     }
+}
 
-    fn all() -> impl Iterator<Item = View> {
-        Kind::ALL.iter().filter_map(|&k| View::of(k))
-    }
+/// The shown run: which one, when, on what.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct RunInfo {
+    /// `"your machine"` or `"the example machine"`.
+    pub kind: &'static str,
+    /// True when the run is the reader's own.
+    pub own: bool,
+    /// The run id (`20261130T090014Z-66e994`), or a published source's name.
+    pub id: String,
+    /// Its UTC date (`2026-11-30`); empty for a published source.
+    pub date: String,
+    /// True for a `--quick` run.
+    pub quick: bool,
+    /// The machine it ran on; null when the file does not say.
+    pub machine: Option<Machine>,
+}
+
+/// The machine a run was made on.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Machine {
+    /// CPU model name.
+    pub cpu: String,
+    /// Logical CPUs.
+    pub logical_cpus: usize,
+    /// Kernel release.
+    pub kernel: String,
+    /// True when CPUID says a hypervisor is present.
+    pub vm: bool,
+    /// Hypervisor vendor string, if any (`KVMKVMKVM`).
+    pub hypervisor: Option<String>,
+    /// The THP `enabled` setting in force (`madvise`).
+    pub thp_enabled: Option<String>,
+    /// The THP `defrag` setting in force.
+    pub thp_defrag: Option<String>,
+    /// True when hardware counters could be opened.
+    pub pmu: bool,
+    /// `MemTotal`, in MiB.
+    pub mem_total_mib: u64,
 }
 
 /// Published sources and the context key each is filed under.
-const SOURCES: &[(&str, &str)] = &[("R1", "r1"), ("R2", "r2")];
+const SOURCES: [&str; 2] = ["R1", "R2"];
 
+/// The context as chapters read it.
 pub fn build(data: &DataSet) -> Value {
-    let run = data.run.as_ref();
-    let mut root = Map::new();
-    root.insert(
-        "run".into(),
-        run.map_or(Value::Null, |r| run_info(r, data.own)),
-    );
-    for view in View::all() {
-        root.insert(view.key.into(), run.map_or(Value::Null, view.build));
-    }
-    verdict::add(&mut root);
-    // Not a view of the shown run: the inspection is a file of its own.
-    root.insert("inspect".into(), inspect::view(data.inspection.as_ref()));
-    // `r1.ft`, `r2.staircase`, ...: each view from the source's file that
-    // reports that experiment, null where the source has none.
-    for (source, key) in SOURCES {
-        let mut views: Map<String, Value> = View::all()
-            .map(|v| {
-                let file = data.reference_with(source, v.kind.name());
-                (v.key.to_string(), file.map_or(Value::Null, v.build))
-            })
-            .collect();
-        verdict::add(&mut views);
-        root.insert(key.to_string(), Value::Object(views));
-    }
-    rows::add(&mut root);
-    Value::Object(root)
+    serde_json::to_value(context(data)).expect("the context serializes")
 }
 
-fn run_info(run: &RunFile, own: bool) -> Value {
+/// The typed context.
+pub fn context(data: &DataSet) -> Context {
+    let run = data.run.as_ref();
+    let mut views = Views::default();
+    if let Some(run) = run {
+        for &kind in Kind::ALL.iter() {
+            views.fill(kind, run);
+        }
+    }
+    verdict::add(&mut views);
+    // `r1.ft`, `r2.stair`, ...: each view from the source's file that
+    // reports that experiment, null where the source has none.
+    let [r1, r2] = SOURCES.map(|source| {
+        let mut views = Views::default();
+        for &kind in Kind::ALL.iter() {
+            if let Some(file) = data.reference_with(source, kind.name()) {
+                views.fill(kind, file);
+            }
+        }
+        verdict::add(&mut views);
+        views
+    });
+    let mut context = Context {
+        run: run.map(|r| run_info(r, data.own)),
+        views,
+        // Not a view of the shown run: the inspection is a file of its own.
+        inspect: inspect::view(data.inspection.as_ref()),
+        r1,
+        r2,
+    };
+    rows::add(&mut context);
+    context
+}
+
+/// The JSON schema of the context: its keys and their doc comments.
+pub fn schema() -> schemars::Schema {
+    schemars::schema_for!(Context)
+}
+
+fn run_info(run: &RunFile, own: bool) -> RunInfo {
     let (id, date, quick) = match &run.provenance {
         Provenance::Collector {
             run_id,
@@ -110,26 +199,30 @@ fn run_info(run: &RunFile, own: bool) -> Value {
         ),
         Provenance::Reference { name, .. } => (name.clone(), String::new(), false),
     };
-    json!({
-        "kind": if own { "your machine" } else { "the example machine" },
-        "own": own,
-        "id": &id,
-        "date": date,
-        "quick": quick,
-        "machine": run.machine.as_ref().map(machine),
-    })
+    RunInfo {
+        kind: if own {
+            "your machine"
+        } else {
+            "the example machine"
+        },
+        own,
+        id,
+        date,
+        quick,
+        machine: run.machine.as_ref().map(machine),
+    }
 }
 
-fn machine(m: &MachineContext) -> Value {
-    json!({
-        "cpu": &m.cpu.model_name,
-        "logical_cpus": m.cpu.logical_cpus,
-        "kernel": &m.kernel_release,
-        "vm": m.virtualization.hypervisor_bit,
-        "hypervisor": m.virtualization.hypervisor_vendor.as_deref().map(str::to_owned),
-        "thp_enabled": m.thp.enabled.as_deref().map(str::to_owned),
-        "thp_defrag": m.thp.defrag.as_deref().map(str::to_owned),
-        "pmu": m.pmu.hardware_counters,
-        "mem_total_mib": m.memory.mem_total_kib / 1024,
-    })
+fn machine(m: &MachineContext) -> Machine {
+    Machine {
+        cpu: m.cpu.model_name.clone(),
+        logical_cpus: m.cpu.logical_cpus,
+        kernel: m.kernel_release.clone(),
+        vm: m.virtualization.hypervisor_bit,
+        hypervisor: m.virtualization.hypervisor_vendor.clone(),
+        thp_enabled: m.thp.enabled.clone(),
+        thp_defrag: m.thp.defrag.clone(),
+        pmu: m.pmu.hardware_counters,
+        mem_total_mib: m.memory.mem_total_kib / 1024,
+    }
 }

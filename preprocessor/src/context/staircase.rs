@@ -1,140 +1,257 @@
 //! `stair` (and `r2.stair`): the latency staircase.
 
 use pagewalk_model::{ChasePoint, Regime, RunFile};
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
+use super::rows::AtRow;
 use super::translation::{
-    agreement, caches, counters, cpuid, in_vm, joined, nearest, record_keys, size, steps,
+    agreement, in_vm, joined, nearest, size, steps, AgreementView, Caches, Chase, Counters, Cpuid,
+    Record, StepCounts, StepView,
 };
+use super::verdict::translation::StairVerdict;
 
-pub fn view(run: &RunFile) -> Value {
-    let Some(record) = run.experiment(pagewalk_model::translation::STAIRCASE) else {
-        return Value::Null;
-    };
-    let mut m = record_keys(record);
+/// The staircase view: ns per load against region size, one pointer per
+/// 64-byte line in a random cycle.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Staircase {
+    /// Skip reason, duration and checks.
+    #[serde(flatten)]
+    pub record: Record,
+    /// Timed samples per point.
+    pub repetitions: Option<u32>,
+    /// True when `repetitions` is more than one.
+    pub repeated: Option<bool>,
+    /// Bytes per slot (64: one pointer per cache line).
+    pub stride_bytes: Option<u64>,
+    /// How many region sizes were measured.
+    pub sizes: Option<usize>,
+    /// Smallest region, bytes.
+    pub min_bytes: Option<f64>,
+    /// The same as text.
+    pub min_size: Option<String>,
+    /// Largest region, bytes.
+    pub max_bytes: Option<f64>,
+    /// The same as text.
+    pub max_size: Option<String>,
+    /// Why the largest size was scaled down, if it was.
+    pub size_note: Option<String>,
+    /// The measured points nearest half of each cache level, and the largest.
+    pub at: StairAt,
+    /// The same four points as table rows, in the order `l1`, `l2`, `l3`, `largest` (`label`: `half of L1d`, ...; `point` null where the run has none).
+    pub at_rows: Vec<AtRow<StairPoint>>,
+    /// Lowest `huge_fraction` over huge regions of 2 MiB and more.
+    pub huge_fraction_min: Option<f64>,
+    /// What `MADV_COLLAPSE` returned over the sizes.
+    pub collapse: Collapse,
+    /// The most minor faults any point took while timed (≈0: the timing is translation, not faults).
+    pub timed_faults_max: Option<u64>,
+    /// One per size, ascending.
+    pub points: Vec<StairPoint>,
+    /// R2 only (empty for runs): its published levels.
+    pub published: Vec<Published>,
+    /// The bends the step detector found, by regime (`small` first) then size.
+    pub steps: Vec<StepView>,
+    /// Steps of the 4 KiB curve by kind.
+    pub step_counts: StepCounts,
+    /// Each bend CPUID and sysfs predict next to the measured one.
+    pub agreement: AgreementView,
+    /// The TLB levels (R2: its published figures, `l1d_4k` 96 entries, `l2_4k` 2048).
+    pub cpuid: Cpuid,
+    /// The data caches (null levels for R2).
+    pub caches: Caches,
+    /// Whether the perf counters opened.
+    pub counters: Counters,
+    /// Verdicts on the staircase (below).
+    pub verdict: Option<StairVerdict>,
+}
+
+/// One region size, both regimes.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct StairPoint {
+    /// Region size, bytes.
+    pub bytes: u64,
+    /// The same as text (`1.5 MiB`).
+    pub size: String,
+    /// Both regimes' ns per load.
+    #[serde(flatten)]
+    pub chase: Chase,
+    /// The share (0..1) of the huge region backed by huge pages.
+    pub huge_fraction: Option<f64>,
+    /// True when the point lies between the L1 dTLB's 4 KiB reach and the L2 cache's size; null when either is unknown.
+    pub in_l1_tlb_gap: Option<bool>,
+    /// The point the chapter compares at this size (see `verdict` below): filled for the `at` points.
+    #[serde(flatten)]
+    pub picked: Picked,
+}
+
+/// What a picked point (`stair.at.KEY`) adds.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Picked {
+    /// `l1`, `l2`, `l3` only: `on-its-level` or `past-an-earlier-step`: whether more non-translation steps lie below the half-level point on the 4 KiB curve than the smaller caches account for.
+    pub verdict: Option<&'static str>,
+    /// With `past-an-earlier-step`, the extra step's size (`4.47 MiB`); else null.
+    pub early_step: Option<String>,
+    /// `slower`, `faster`, `within-noise`: the 4 KiB point against the huge-page point at that size (`slower`: 4 KiB pages cost more).
+    pub small_vs_huge: Option<&'static str>,
+}
+
+/// The picked points.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct StairAt {
+    /// The point nearest half of L1d.
+    pub l1: Option<StairPoint>,
+    /// The point nearest half of L2.
+    pub l2: Option<StairPoint>,
+    /// The point nearest half of L3.
+    pub l3: Option<StairPoint>,
+    /// The largest region.
+    pub largest: Option<StairPoint>,
+}
+
+/// What `MADV_COLLAPSE` returned over the huge regions.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Collapse {
+    /// In words (`ok at every size`, `EINVAL at every size: this kernel has no MADV_COLLAPSE`, ...).
+    pub text: Option<String>,
+    /// True when it succeeded at every size it was tried.
+    pub ok: Option<bool>,
+}
+
+/// One of R2's published levels; unreported ends are null.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Published {
+    /// Where the level starts, bytes.
+    pub from_bytes: Option<u64>,
+    /// The same as text.
+    pub from: Option<String>,
+    /// Where it ends, bytes.
+    pub to_bytes: Option<u64>,
+    /// The same as text.
+    pub to: Option<String>,
+    /// Its ns per load (a single figure has `ns_min == ns_max`).
+    pub ns_min: Option<f64>,
+    /// The top of its range.
+    pub ns_max: Option<f64>,
+    /// What it adds over the previous level (R2's "+15 to +100"), low end.
+    pub added_ns_min: Option<f64>,
+    /// High end.
+    pub added_ns_max: Option<f64>,
+    /// What the curve appears to say there.
+    pub naive: String,
+    /// What was actually happening.
+    pub actual: String,
+    /// True for a level given as a range (`ns_min < ns_max`) rather than one figure.
+    pub rising: Option<bool>,
+    /// The region in words: `about 48 KiB`, `4 KiB to 32 KiB`, `beyond 8 MiB`, `up to 32 KiB`; null when the source gives neither end.
+    pub region: Option<String>,
+    /// Its ns per load in words: `12.0`, `12.0 rising to 24.0`, `15 to 100 more than the level before`; null when it gives none.
+    pub latency: Option<String>,
+}
+
+pub fn view(run: &RunFile) -> Option<Staircase> {
+    let record = run.experiment(pagewalk_model::translation::STAIRCASE)?;
     let s = run.staircase();
     let curves = s.map_or(&[][..], |s| &s.curves);
     let points = joined(
         curves,
         |p| Some(p.region_bytes),
-        |bytes, _| {
-            let mut m = Map::new();
-            m.insert("bytes".into(), json!(bytes));
-            m.insert("size".into(), json!(size(bytes)));
-            m
+        |bytes, small, huge| StairPoint {
+            bytes,
+            size: size(bytes),
+            chase: Chase::of(small, huge),
+            huge_fraction: huge.and_then(|h| h.huge_fraction),
+            in_l1_tlb_gap: None,
+            picked: Picked::default(),
         },
     );
-    let bytes_of = |v: &Value| v["bytes"].as_f64().unwrap_or(0.0);
     let cache = |level| {
         s.and_then(|s| s.geometry.data_cache(level))
             .map(|c| c.size_bytes as f64)
     };
     let at = |target: Option<f64>| {
         target
-            .and_then(|t| nearest(&points, bytes_of, t))
-            .map_or(Value::Null, summary)
+            .and_then(|t| nearest(&points, |p| p.bytes as f64, t))
+            .cloned()
     };
     let huge: Vec<&ChasePoint> = s
         .and_then(|s| s.curve(Regime::Huge))
         .map_or(Vec::new(), |c| c.points.iter().collect());
     let (step_list, step_counts) = steps(s.map_or(&[][..], |s| &s.steps), |x| size(x as u64));
-    let first = points.first().map(bytes_of);
-    let last = points.last().map(bytes_of);
-    let published: Vec<Value> = s
+    let first = points.first().map(|p| p.bytes);
+    let last = points.last().map(|p| p.bytes);
+    let published = s
         .map_or(&[][..], |s| &s.published)
         .iter()
-        .map(|l| {
-            json!({
-                "from_bytes": l.from_bytes,
-                "from": l.from_bytes.map(size),
-                "to_bytes": l.to_bytes,
-                "to": l.to_bytes.map(size),
-                "ns_min": l.ns.map(|r| r.min),
-                "ns_max": l.ns.map(|r| r.max),
-                "added_ns_min": l.added_ns.map(|r| r.min),
-                "added_ns_max": l.added_ns.map(|r| r.max),
-                "naive": &l.naive,
-                "actual": &l.actual,
-            })
+        .map(|l| Published {
+            from_bytes: l.from_bytes,
+            from: l.from_bytes.map(size),
+            to_bytes: l.to_bytes,
+            to: l.to_bytes.map(size),
+            ns_min: l.ns.map(|r| r.min),
+            ns_max: l.ns.map(|r| r.max),
+            added_ns_min: l.added_ns.map(|r| r.min),
+            added_ns_max: l.added_ns.map(|r| r.max),
+            naive: l.naive.clone(),
+            actual: l.actual.clone(),
+            rising: None,
+            region: None,
+            latency: None,
         })
         .collect();
-    let entries = [
-        ("repetitions", json!(s.and_then(|s| s.repetitions))),
-        ("stride_bytes", json!(s.and_then(|s| s.stride_bytes))),
-        ("sizes", json!(s.map(|_| points.len()))),
-        ("min_bytes", json!(first)),
-        ("min_size", json!(first.map(|b| size(b as u64)))),
-        ("max_bytes", json!(last)),
-        ("max_size", json!(last.map(|b| size(b as u64)))),
-        (
-            "size_note",
-            json!(s.and_then(|s| s.size_note.as_deref()).map(str::to_owned)),
+    Some(Staircase {
+        record: Record::of(record),
+        repetitions: s.and_then(|s| s.repetitions),
+        repeated: None,
+        stride_bytes: s.and_then(|s| s.stride_bytes),
+        sizes: s.map(|_| points.len()),
+        min_bytes: first.map(|b| b as f64),
+        min_size: first.map(size),
+        max_bytes: last.map(|b| b as f64),
+        max_size: last.map(size),
+        size_note: s.and_then(|s| s.size_note.clone()),
+        at: StairAt {
+            l1: at(cache(1).map(|c| c / 2.0)),
+            l2: at(cache(2).map(|c| c / 2.0)),
+            l3: at(cache(3).map(|c| c / 2.0)),
+            largest: points.last().cloned(),
+        },
+        at_rows: Vec::new(),
+        huge_fraction_min: huge
+            .iter()
+            .filter(|p| p.region_bytes >= 2 << 20)
+            .filter_map(|p| p.huge_fraction)
+            .reduce(f64::min),
+        collapse: collapse(&huge),
+        timed_faults_max: curves
+            .iter()
+            .flat_map(|c| &c.points)
+            .filter_map(|p| p.timed_minor_faults)
+            .max(),
+        points,
+        published,
+        steps: step_list,
+        step_counts,
+        agreement: agreement(
+            s.map_or(&[][..], |s| &s.agreement),
+            |x| size(x as u64),
+            in_vm(run),
         ),
-        (
-            "at",
-            json!({
-                "l1": at(cache(1).map(|c| c / 2.0)),
-                "l2": at(cache(2).map(|c| c / 2.0)),
-                "l3": at(cache(3).map(|c| c / 2.0)),
-                "largest": points.last().map_or(Value::Null, summary),
-            }),
-        ),
-        (
-            "huge_fraction_min",
-            json!(huge
-                .iter()
-                .filter(|p| p.region_bytes >= 2 << 20)
-                .filter_map(|p| p.huge_fraction)
-                .reduce(f64::min)),
-        ),
-        ("collapse", collapse(&huge)),
-        (
-            "timed_faults_max",
-            json!(curves
-                .iter()
-                .flat_map(|c| &c.points)
-                .filter_map(|p| p.timed_minor_faults)
-                .max()),
-        ),
-        ("points", Value::Array(points.clone())),
-        ("published", Value::Array(published)),
-        ("steps", step_list),
-        ("step_counts", step_counts),
-        (
-            "agreement",
-            agreement(
-                s.map_or(&[][..], |s| &s.agreement),
-                |x| size(x as u64),
-                in_vm(run),
-            ),
-        ),
-        ("cpuid", cpuid(s.map(|s| &s.geometry))),
-        ("caches", caches(s.map(|s| &s.geometry))),
-        ("counters", counters(s.and_then(|s| s.counters.as_ref()))),
-    ];
-    m.extend(entries.into_iter().map(|(k, v)| (k.to_string(), v)));
-    Value::Object(m)
-}
-
-/// `{bytes, size, small_ns, huge_ns, huge_fraction}` of one joined point.
-fn summary(p: &Value) -> Value {
-    json!({
-        "bytes": p["bytes"],
-        "size": p["size"],
-        "small_ns": p["small_ns"],
-        "huge_ns": p["huge_ns"],
-        "huge_fraction": p["huge_fraction"],
+        cpuid: Cpuid::of(s.map(|s| &s.geometry)),
+        caches: Caches::of(s.map(|s| &s.geometry)),
+        counters: Counters::of(s.and_then(|s| s.counters.as_ref())),
+        verdict: None,
     })
 }
 
 /// What `MADV_COLLAPSE` returned over the huge regions: `text` and `ok`.
-fn collapse(huge: &[&ChasePoint]) -> Value {
+fn collapse(huge: &[&ChasePoint]) -> Collapse {
     let tried: Vec<(&ChasePoint, &pagewalk_model::AdviceOutcome)> = huge
         .iter()
         .filter_map(|p| Some((*p, p.collapse.as_ref()?)))
         .collect();
     if tried.is_empty() {
-        return json!({"text": null, "ok": null});
+        return Collapse::default();
     }
     let failed: Vec<String> = tried
         .iter()
@@ -159,5 +276,8 @@ fn collapse(huge: &[&ChasePoint]) -> Value {
     } else {
         format!("{}; ok at the other sizes", failed.join(", "))
     };
-    json!({"text": text, "ok": failed.is_empty()})
+    Collapse {
+        text: Some(text),
+        ok: Some(failed.is_empty()),
+    }
 }

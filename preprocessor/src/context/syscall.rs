@@ -1,22 +1,119 @@
 //! `syscall` (and `r2.syscall`): the syscall floor.
 
 use pagewalk_model::{RunFile, SyscallOp, SyscallOpResult};
-use serde_json::{json, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::latency::{keyed, ratio, skipped, stats};
+use super::latency::{ratio, skipped, Stats};
+use super::verdict::hot_path::SyscallVerdict;
 
-pub fn view(run: &RunFile) -> Value {
-    let Some(record) = run.experiment(pagewalk_model::syscall::EXPERIMENT) else {
-        return Value::Null;
-    };
+/// The syscall view.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Syscall {
+    /// Why the experiment was skipped or failed; else null.
+    pub skipped: Option<String>,
+    /// One view per operation (KEY); null where it did not run.
+    pub ops: Ops,
+    /// `getpid_strace.ns / getpid.ns`; null when not measured.
+    pub strace_multiplier: Option<f64>,
+    /// Why there is no strace figure (null when there is).
+    pub strace_skipped: Option<String>,
+    /// `getpid.ns / clock_gettime.ns`.
+    pub vdso_ratio: Option<f64>,
+    /// `wakeup.ns / getpid.ns`: waiting against entering.
+    pub wakeup_ratio: Option<f64>,
+    /// The entry-relevant vulnerabilities (spectre_v1/v2, meltdown, retbleed, spec_rstack_overflow, mds, ...).
+    pub mitigations: Vec<MitigationView>,
+    /// Names of those with a mitigation in force, comma-separated (`""` when none; null when the source reports no list, e.g. R2).
+    pub mitigations_active: Option<String>,
+    /// How many are in force (null likewise).
+    pub mitigations_count: Option<usize>,
+    /// Verdicts (below).
+    pub verdict: Option<SyscallVerdict>,
+}
+
+/// One operation per KEY.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Ops {
+    /// `clock_gettime` through the vDSO: no kernel entry.
+    pub clock_gettime: Option<Op>,
+    /// `getpid`: the cheapest real system call.
+    pub getpid: Option<Op>,
+    /// `open` + `close` of a file.
+    pub open_close: Option<Op>,
+    /// The same `getpid` loop under `strace`.
+    pub getpid_strace: Option<Op>,
+    /// One thread waking another through a pipe: half a round trip.
+    pub wakeup: Option<Op>,
+}
+
+impl Ops {
+    pub fn get(&self, o: SyscallOp) -> Option<&Op> {
+        match o {
+            SyscallOp::ClockGettime => self.clock_gettime.as_ref(),
+            SyscallOp::Getpid => self.getpid.as_ref(),
+            SyscallOp::OpenClose => self.open_close.as_ref(),
+            SyscallOp::GetpidStrace => self.getpid_strace.as_ref(),
+            SyscallOp::Wakeup => self.wakeup.as_ref(),
+        }
+    }
+
+    fn slot(&mut self, o: SyscallOp) -> &mut Option<Op> {
+        match o {
+            SyscallOp::ClockGettime => &mut self.clock_gettime,
+            SyscallOp::Getpid => &mut self.getpid,
+            SyscallOp::OpenClose => &mut self.open_close,
+            SyscallOp::GetpidStrace => &mut self.getpid_strace,
+            SyscallOp::Wakeup => &mut self.wakeup,
+        }
+    }
+}
+
+/// One operation: ns per call over timed batches (`wakeup`: over single wake-ups).
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Op {
+    /// The distribution, ns.
+    #[serde(flatten)]
+    pub stats: Stats,
+    /// The median, ns per call: the figure prose cites.
+    pub ns: Option<f64>,
+    /// Why the operation did not run (e.g. strace not installed).
+    pub skipped: Option<String>,
+    /// How it is written (`clock_gettime (vDSO)`).
+    pub label: &'static str,
+    /// Calls per timed batch.
+    pub calls_per_batch: Option<u64>,
+    /// Batches (the same as `n`).
+    pub batches: Option<u64>,
+    /// What exactly was called (the file, the strace command).
+    pub detail: Option<String>,
+}
+
+/// A vulnerability the kernel reports.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct MitigationView {
+    /// Its name (`spectre_v2`).
+    pub name: String,
+    /// The kernel's status line.
+    pub status: String,
+    /// True when a mitigation is in force.
+    pub active: bool,
+}
+
+pub fn view(run: &RunFile) -> Option<Syscall> {
+    let record = run.experiment(pagewalk_model::syscall::EXPERIMENT)?;
     let s = run.syscall();
     let get = |o: SyscallOp| s.and_then(|s| s.op(o));
     let median = |o| get(o)?.latency.as_ref()?.p50_ns;
-    let mitigations: Vec<Value> = s
+    let mitigations = s
         .map(|s| &s.mitigations[..])
         .unwrap_or_default()
         .iter()
-        .map(|m| json!({"name": &m.name, "status": &m.status, "active": m.active()}))
+        .map(|m| MitigationView {
+            name: m.name.clone(),
+            status: m.status.clone(),
+            active: m.active(),
+        })
         .collect();
     // An empty list means "not visible" (or not reported), not "none".
     let active: Option<Vec<&str>> = s.filter(|s| !s.mitigations.is_empty()).map(|s| {
@@ -26,33 +123,33 @@ pub fn view(run: &RunFile) -> Value {
             .map(|m| m.name.as_str())
             .collect()
     });
-    json!({
-        "skipped": skipped(record),
-        "ops": keyed(&SyscallOp::ALL, SyscallOp::name, |o| get(o).map(op)),
-        "strace_multiplier": ratio(median(SyscallOp::GetpidStrace), median(SyscallOp::Getpid)),
-        "strace_skipped": get(SyscallOp::GetpidStrace).and_then(|o| o.skipped.as_deref()).map(str::to_owned),
-        "vdso_ratio": ratio(median(SyscallOp::Getpid), median(SyscallOp::ClockGettime)),
-        "wakeup_ratio": ratio(median(SyscallOp::Wakeup), median(SyscallOp::Getpid)),
-        "mitigations": mitigations,
-        "mitigations_active": active.as_ref().map(|a| a.join(", ")),
-        "mitigations_count": active.as_ref().map(Vec::len),
+    let mut ops = Ops::default();
+    for &o in SyscallOp::ALL.iter() {
+        *ops.slot(o) = get(o).map(op);
+    }
+    Some(Syscall {
+        skipped: skipped(record),
+        ops,
+        strace_multiplier: ratio(median(SyscallOp::GetpidStrace), median(SyscallOp::Getpid)),
+        strace_skipped: get(SyscallOp::GetpidStrace).and_then(|o| o.skipped.clone()),
+        vdso_ratio: ratio(median(SyscallOp::Getpid), median(SyscallOp::ClockGettime)),
+        wakeup_ratio: ratio(median(SyscallOp::Wakeup), median(SyscallOp::Getpid)),
+        mitigations,
+        mitigations_active: active.as_ref().map(|a| a.join(", ")),
+        mitigations_count: active.as_ref().map(Vec::len),
+        verdict: None,
     })
 }
 
-fn op(r: &SyscallOpResult) -> Value {
-    let mut m = stats(r.latency.as_ref());
-    // `.ns` is the median: the figure prose cites.
-    m.insert("ns".into(), m["p50"].clone());
-    m.insert(
-        "skipped".into(),
-        json!(r.skipped.as_deref().map(str::to_owned)),
-    );
-    m.insert("label".into(), json!(r.op.label()));
-    m.insert("calls_per_batch".into(), json!(r.calls_per_batch));
-    m.insert("batches".into(), m["n"].clone());
-    m.insert(
-        "detail".into(),
-        json!(r.detail.as_deref().map(str::to_owned)),
-    );
-    Value::Object(m)
+fn op(r: &SyscallOpResult) -> Op {
+    let stats = Stats::of(r.latency.as_ref());
+    Op {
+        ns: stats.p50,
+        batches: stats.n,
+        stats,
+        skipped: r.skipped.clone(),
+        label: r.op.label(),
+        calls_per_batch: r.calls_per_batch,
+        detail: r.detail.clone(),
+    }
 }

@@ -2,17 +2,132 @@
 //! kernel granted.
 
 use pagewalk_model::{RunFile, ThpSize};
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::translation::{counters, ns_keys, record_keys, size};
+use super::translation::{size, Chase, Counters, Record};
+use super::verdict::thp::CrossCheck;
 
-pub fn view(run: &RunFile) -> Value {
-    let Some(record) = run.experiment(pagewalk_model::translation::THP) else {
-        return Value::Null;
-    };
-    let mut m = record_keys(record);
+/// The THP view.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Thp {
+    /// Skip reason, duration and checks.
+    #[serde(flatten)]
+    pub record: Record,
+    /// Timed samples per point.
+    pub repetitions: Option<u32>,
+    /// True when `repetitions` is more than one.
+    pub repeated: Option<bool>,
+    /// THP settings when it ran.
+    pub settings: Settings,
+    /// The first size (256 MiB by default, scaled by the memory guard; 32 MiB with `--quick`).
+    pub medium: Option<Size>,
+    /// The second size (1 GiB by default; 64 MiB with `--quick`).
+    pub large: Option<Size>,
+    /// One per size.
+    pub sizes: Vec<Size>,
+    /// What `MADV_COLLAPSE` did over the sizes.
+    pub collapse: ThpCollapse,
+    /// Memory and `/proc/buddyinfo` before the experiment.
+    pub before: ThpBefore,
+    /// The hugetlbfs pool (2 MiB pages), when tried.
+    pub hugetlb: Hugetlb,
+    /// Whether the perf counters opened.
+    pub counters: Counters,
+    /// The same configuration (4 KiB pages at `thp.medium`'s size) measured by `staircase` and by `thp`; null when the staircase has no point at that size.
+    pub cross_check: Option<CrossCheck>,
+}
+
+/// THP settings.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Settings {
+    /// `/sys/kernel/mm/transparent_hugepage/enabled`.
+    pub enabled: Option<String>,
+    /// `.../defrag`.
+    pub defrag: Option<String>,
+    /// `.../khugepaged/defrag`.
+    pub khugepaged_defrag: Option<String>,
+}
+
+/// One size, both regimes.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Size {
+    /// Region size, bytes.
+    pub bytes: u64,
+    /// The same as text.
+    pub size: String,
+    /// Why it was scaled down, if it was.
+    pub size_note: Option<String>,
+    /// Both regimes' ns per load.
+    #[serde(flatten)]
+    pub chase: Chase,
+    /// The share (0..1) of the huge region backed by huge pages.
+    pub huge_fraction: Option<f64>,
+    /// `AnonHugePages` of the huge region, MiB.
+    pub huge_mib: Option<f64>,
+    /// `small_ns / huge_ns`.
+    pub gain: Option<f64>,
+    /// The `MADV_COLLAPSE` result as text (`ok`, `ENOMEM: ...`); null when not tried.
+    pub collapse: Option<String>,
+    /// Whether it succeeded.
+    pub collapse_ok: Option<bool>,
+    /// The error name alone when it failed (`ENOMEM`), for prose; null when it succeeded or was not tried.
+    pub collapse_errno: Option<String>,
+    /// A source's words about it (R2).
+    pub note: Option<String>,
+    /// `slower`, `faster`, `within-noise`: 4 KiB against huge pages at that size.
+    pub small_vs_huge: Option<&'static str>,
+    /// `all`, `some`, `none`: `huge_fraction` against the size's 2 MiB windows, as for `ft`.
+    pub granted: Option<&'static str>,
+}
+
+/// `MADV_COLLAPSE` over the sizes.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct ThpCollapse {
+    /// False when the kernel has no `MADV_COLLAPSE` (`EINVAL`); null when not tried.
+    pub available: Option<bool>,
+    /// What it returned, in words.
+    pub text: Option<String>,
+}
+
+/// Memory before the experiment.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct ThpBefore {
+    /// `MemAvailable`, MiB.
+    pub mem_available_mib: Option<u64>,
+    /// Free 4 KiB blocks.
+    pub free_order0: Option<u64>,
+    /// Free blocks of 2 MiB or more.
+    pub free_huge_blocks: Option<u64>,
+}
+
+/// The hugetlbfs attempt.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Hugetlb {
+    /// The pool's page size as text.
+    pub page: Option<String>,
+    /// `nr_hugepages`.
+    pub nr_hugepages: Option<u64>,
+    /// `free_hugepages`.
+    pub free_hugepages: Option<u64>,
+    /// True when `--reserve-hugepages N` reserved pages for the run (and restored the pool after).
+    pub reserved: Option<bool>,
+    /// Whether `MAP_HUGETLB` mapped.
+    pub mapped: Option<bool>,
+    /// The size tried.
+    pub size: Option<String>,
+    /// ns per load on it.
+    pub ns: Option<f64>,
+    /// What happened in words (`no pages reserved (nr_hugepages 0): MAP_HUGETLB cannot map; not an error`).
+    pub text: Option<String>,
+    /// The errno name.
+    pub errno: Option<String>,
+}
+
+pub fn view(run: &RunFile) -> Option<Thp> {
+    let record = run.experiment(pagewalk_model::translation::THP)?;
     let t = run.thp();
-    let sizes: Vec<Value> = t
+    let sizes: Vec<Size> = t
         .map_or(&[][..], |t| &t.sizes)
         .iter()
         .map(one_size)
@@ -46,113 +161,86 @@ pub fn view(run: &RunFile) -> Value {
     let h = t.and_then(|t| t.hugetlb.as_ref());
     let settings = t.map(|t| &t.settings);
     let knob = |f: fn(&pagewalk_model::ThpSettings) -> &Option<String>| {
-        json!(settings.and_then(|s| f(s).as_deref()).map(str::to_owned))
+        settings.and_then(|s| f(s).clone())
     };
-    let keys = [
-        ("repetitions", json!(t.and_then(|t| t.repetitions))),
-        (
-            "settings",
-            json!({
-                "enabled": knob(|s| &s.enabled),
-                "defrag": knob(|s| &s.defrag),
-                "khugepaged_defrag": knob(|s| &s.khugepaged_defrag),
-            }),
-        ),
-        ("medium", sizes.first().cloned().unwrap_or(Value::Null)),
-        ("large", sizes.get(1).cloned().unwrap_or(Value::Null)),
-        ("sizes", Value::Array(sizes)),
-        (
-            "collapse",
-            json!({
-                "available": (!collapses.is_empty()).then_some(!lacking),
-                "text": collapse_text,
-            }),
-        ),
-        (
-            "before",
-            json!({
-                "mem_available_mib": before.map(|b| b.mem_available_kib / 1024),
-                "free_order0": before.map(|b| b.free_blocks_of(0)),
-                "free_huge_blocks": before.map(|b| b.free_blocks_at_least(9)),
-            }),
-        ),
-        (
-            "hugetlb",
-            json!({
-                "page": h.map(|h| size(h.page_bytes)),
-                "nr_hugepages": h.map(|h| h.nr_hugepages),
-                "free_hugepages": h.map(|h| h.free_hugepages),
-                "reserved": h.map(|h| h.reserved.is_some()),
-                "mapped": h.map(|h| h.mapped),
-                "size": h.filter(|h| h.size_bytes > 0).map(|h| size(h.size_bytes)),
-                "ns": h.and_then(|h| h.chase.as_ref()).map(|c| c.ns_per_load.median),
-                "text": h.map(|h| &h.outcome),
-                "errno": h.and_then(|h| h.errno.as_deref()).map(str::to_owned),
-            }),
-        ),
-        ("counters", counters(t.and_then(|t| t.counters.as_ref()))),
-    ];
-    m.extend(keys.into_iter().map(|(k, v)| (k.to_string(), v)));
-    Value::Object(m)
+    Some(Thp {
+        record: Record::of(record),
+        repetitions: t.and_then(|t| t.repetitions),
+        repeated: None,
+        settings: Settings {
+            enabled: knob(|s| &s.enabled),
+            defrag: knob(|s| &s.defrag),
+            khugepaged_defrag: knob(|s| &s.khugepaged_defrag),
+        },
+        medium: sizes.first().cloned(),
+        large: sizes.get(1).cloned(),
+        sizes,
+        collapse: ThpCollapse {
+            available: (!collapses.is_empty()).then_some(!lacking),
+            text: collapse_text,
+        },
+        before: ThpBefore {
+            mem_available_mib: before.map(|b| b.mem_available_kib / 1024),
+            free_order0: before.map(|b| b.free_blocks_of(0)),
+            free_huge_blocks: before.map(|b| b.free_blocks_at_least(9)),
+        },
+        hugetlb: Hugetlb {
+            page: h.map(|h| size(h.page_bytes)),
+            nr_hugepages: h.map(|h| h.nr_hugepages),
+            free_hugepages: h.map(|h| h.free_hugepages),
+            reserved: h.map(|h| h.reserved.is_some()),
+            mapped: h.map(|h| h.mapped),
+            size: h.filter(|h| h.size_bytes > 0).map(|h| size(h.size_bytes)),
+            ns: h
+                .and_then(|h| h.chase.as_ref())
+                .map(|c| c.ns_per_load.median),
+            text: h.map(|h| h.outcome.clone()),
+            errno: h.and_then(|h| h.errno.clone()),
+        },
+        counters: Counters::of(t.and_then(|t| t.counters.as_ref())),
+        cross_check: None,
+    })
 }
 
-fn one_size(s: &ThpSize) -> Value {
-    let mut m = Map::new();
-    m.insert("bytes".into(), json!(s.size_bytes));
-    m.insert("size".into(), json!(size(s.size_bytes)));
-    m.insert(
-        "size_note".into(),
-        json!(s.size_note.as_deref().map(str::to_owned)),
-    );
-    ns_keys(&mut m, "small", s.small.as_ref());
-    ns_keys(&mut m, "huge", s.huge.as_ref());
+fn one_size(s: &ThpSize) -> Size {
     let huge = s.huge.as_ref();
-    m.insert(
-        "huge_fraction".into(),
-        json!(huge.and_then(|h| h.huge_fraction)),
-    );
-    m.insert(
-        "huge_mib".into(),
-        json!(huge
-            .and_then(|h| h.anon_huge_kib)
-            .map(|k| k as f64 / 1024.0)),
-    );
     let median = |p: Option<&pagewalk_model::ChasePoint>| p.map(|p| p.ns_per_load.median);
-    m.insert(
-        "gain".into(),
-        json!(match (median(s.small.as_ref()), median(huge)) {
-            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
-            _ => None,
-        }),
-    );
     let c = huge.and_then(|h| h.collapse.as_ref());
-    m.insert(
-        "collapse".into(),
-        json!(c.map(|c| if c.ok {
-            "ok".to_string()
-        } else {
-            match (&c.errno, &c.detail) {
-                (Some(e), Some(d)) => format!("{e}: {d}"),
-                (Some(e), None) => e.clone(),
-                (None, d) => d.as_deref().unwrap_or("failed").to_string(),
-            }
-        })),
-    );
-    m.insert("collapse_ok".into(), json!(c.map(|c| c.ok)));
-    // The error name alone, for prose; `collapse` keeps the whole message.
-    m.insert(
-        "collapse_errno".into(),
-        json!(c.filter(|c| !c.ok).and_then(|c| c.errno.as_deref())),
-    );
     let notes: Vec<String> = [&s.small, &s.huge]
         .into_iter()
         .flatten()
-        .filter_map(|p| p.note.as_deref().map(str::to_owned))
-        .chain(s.skipped.as_deref().map(str::to_owned))
+        .filter_map(|p| p.note.clone())
+        .chain(s.skipped.clone())
         .collect();
-    m.insert(
-        "note".into(),
-        json!((!notes.is_empty()).then(|| notes.join("; "))),
-    );
-    Value::Object(m)
+    Size {
+        bytes: s.size_bytes,
+        size: size(s.size_bytes),
+        size_note: s.size_note.clone(),
+        chase: Chase::of(s.small.as_ref(), huge),
+        huge_fraction: huge.and_then(|h| h.huge_fraction),
+        huge_mib: huge
+            .and_then(|h| h.anon_huge_kib)
+            .map(|k| k as f64 / 1024.0),
+        gain: match (median(s.small.as_ref()), median(huge)) {
+            (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+            _ => None,
+        },
+        collapse: c.map(|c| {
+            if c.ok {
+                "ok".to_string()
+            } else {
+                match (&c.errno, &c.detail) {
+                    (Some(e), Some(d)) => format!("{e}: {d}"),
+                    (Some(e), None) => e.clone(),
+                    (None, d) => d.as_deref().unwrap_or("failed").to_string(),
+                }
+            }
+        }),
+        collapse_ok: c.map(|c| c.ok),
+        // The error name alone, for prose; `collapse` keeps the whole message.
+        collapse_errno: c.filter(|c| !c.ok).and_then(|c| c.errno.clone()),
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
+        small_vs_huge: None,
+        granted: None,
+    }
 }

@@ -1,35 +1,112 @@
 //! `tlb` (experiment `tlb-reach`): one line per page, translation alone.
 
 use pagewalk_model::RunFile;
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
+use super::rows::{AtRow, CpuidRow};
 use super::translation::{
-    agreement, caches, counters, cpuid, in_vm, joined, record_keys, size, steps,
+    agreement, in_vm, joined, size, steps, AgreementView, Caches, Chase, Counters, Cpuid, Record,
+    StepCounts, StepView,
 };
+use super::verdict::translation::TlbVerdict;
 
 const LINE: u64 = 64;
 const PAGE: u64 = 4096;
 
-pub fn view(run: &RunFile) -> Value {
-    let Some(record) = run.experiment(pagewalk_model::translation::TLB_REACH) else {
-        return Value::Null;
-    };
-    let mut m = record_keys(record);
+/// The TLB-reach view: one 64-byte line per 4 KiB page, the lines spread
+/// over cache sets, so the data stays in cache while the page count grows
+/// past each TLB level.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct TlbReach {
+    /// Skip reason, duration and checks.
+    #[serde(flatten)]
+    pub record: Record,
+    /// Timed samples per point.
+    pub repetitions: Option<u32>,
+    /// True when `repetitions` is more than one.
+    pub repeated: Option<bool>,
+    /// Page `i` holds its line at `(i × line_step) mod 64`.
+    pub line_step: Option<u64>,
+    /// Smallest page count.
+    pub min_pages: Option<u64>,
+    /// Largest page count.
+    pub max_pages: Option<u64>,
+    /// The most data any point touches (pages × 64 B, kept within half of L2), bytes.
+    pub data_limit_bytes: Option<u64>,
+    /// The same as text.
+    pub data_limit: Option<String>,
+    /// The picked points.
+    pub at: TlbAt,
+    /// The same four points as table rows, in the order `few`, `l1`, `l2`, `beyond`: `{key, label, point}` (`point` null where there is none).
+    pub at_rows: Vec<AtRow<TlbPoint>>,
+    /// One per TLB level, in the chapter's order, with R2's beside it (from `r2.stair.cpuid`: R2 has no `tlb-reach`).
+    pub cpuid_rows: Vec<CpuidRow>,
+    /// One per page count, ascending.
+    pub points: Vec<TlbPoint>,
+    /// The bends the step detector found (`x` in pages).
+    pub steps: Vec<StepView>,
+    /// Steps of the 4 KiB curve by kind.
+    pub step_counts: StepCounts,
+    /// Each bend CPUID predicts next to the measured one.
+    pub agreement: AgreementView,
+    /// The TLB levels.
+    pub cpuid: Cpuid,
+    /// The data caches.
+    pub caches: Caches,
+    /// Whether the perf counters opened.
+    pub counters: Counters,
+    /// Verdicts on the rise past the L2 TLB (below).
+    pub verdict: Option<TlbVerdict>,
+}
+
+/// One page count, both regimes.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct TlbPoint {
+    /// Pages touched.
+    pub pages: u64,
+    /// Pages × 4 KiB, bytes.
+    pub span_bytes: u64,
+    /// The same as text.
+    pub span: String,
+    /// Pages × 64 B: the data touched.
+    pub data_bytes: u64,
+    /// Both regimes' ns per load.
+    #[serde(flatten)]
+    pub chase: Chase,
+    /// The share (0..1) of the huge region backed by huge pages.
+    pub huge_fraction: Option<f64>,
+}
+
+/// The picked points.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct TlbAt {
+    /// The smallest count.
+    pub few: Option<TlbPoint>,
+    /// The largest count within the L1 dTLB (4 KiB entries).
+    pub l1: Option<TlbPoint>,
+    /// The largest count within the L2 TLB.
+    pub l2: Option<TlbPoint>,
+    /// The largest count measured.
+    pub beyond: Option<TlbPoint>,
+}
+
+pub fn view(run: &RunFile) -> Option<TlbReach> {
+    let record = run.experiment(pagewalk_model::translation::TLB_REACH)?;
     let t = run.tlb_reach();
     let curves = t.map_or(&[][..], |t| &t.curves);
     let points = joined(
         curves,
         |p| p.pages,
-        |pages, _| {
-            let mut m = Map::new();
-            m.insert("pages".into(), json!(pages));
-            m.insert("span_bytes".into(), json!(pages * PAGE));
-            m.insert("span".into(), json!(size(pages * PAGE)));
-            m.insert("data_bytes".into(), json!(pages * LINE));
-            m
+        |pages, small, huge| TlbPoint {
+            pages,
+            span_bytes: pages * PAGE,
+            span: size(pages * PAGE),
+            data_bytes: pages * LINE,
+            chase: Chase::of(small, huge),
+            huge_fraction: huge.and_then(|h| h.huge_fraction),
         },
     );
-    let pages_of = |v: &Value| v["pages"].as_u64().unwrap_or(0);
     let entries = |level| {
         t.and_then(|t| t.geometry.data_tlb(level, PAGE))
             .map(|l| u64::from(l.entries))
@@ -40,51 +117,41 @@ pub fn view(run: &RunFile) -> Value {
             .and_then(|limit| {
                 points
                     .iter()
-                    .rfind(|p| (floor + 1..=limit).contains(&pages_of(p)))
+                    .rfind(|p| (floor + 1..=limit).contains(&p.pages))
             })
-            .map_or(Value::Null, summary)
+            .cloned()
     };
     let (step_list, step_counts) =
         steps(t.map_or(&[][..], |t| &t.steps), |x| format!("{x:.0} pages"));
-    let first = points.first().map(pages_of);
-    let last = points.last().map(pages_of);
     let l1 = entries(1);
-    let keys = [
-        ("repetitions", json!(t.map(|t| t.repetitions))),
-        ("line_step", json!(t.map(|t| t.line_step))),
-        ("min_pages", json!(first)),
-        ("max_pages", json!(last)),
-        ("data_limit_bytes", json!(t.map(|t| t.data_limit_bytes))),
-        ("data_limit", json!(t.map(|t| size(t.data_limit_bytes)))),
-        (
-            "at",
-            json!({
-                "few": points.first().map_or(Value::Null, summary),
-                "l1": within(0, l1),
-                "l2": within(l1.unwrap_or(0), entries(2)),
-                "beyond": points.last().map_or(Value::Null, summary),
-            }),
+    Some(TlbReach {
+        record: Record::of(record),
+        repetitions: t.map(|t| t.repetitions),
+        repeated: None,
+        line_step: t.map(|t| t.line_step),
+        min_pages: points.first().map(|p| p.pages),
+        max_pages: points.last().map(|p| p.pages),
+        data_limit_bytes: t.map(|t| t.data_limit_bytes),
+        data_limit: t.map(|t| size(t.data_limit_bytes)),
+        at: TlbAt {
+            few: points.first().cloned(),
+            l1: within(0, l1),
+            l2: within(l1.unwrap_or(0), entries(2)),
+            beyond: points.last().cloned(),
+        },
+        at_rows: Vec::new(),
+        cpuid_rows: Vec::new(),
+        points,
+        steps: step_list,
+        step_counts,
+        agreement: agreement(
+            t.map_or(&[][..], |t| &t.agreement),
+            |x| format!("{x:.0} pages"),
+            in_vm(run),
         ),
-        ("points", Value::Array(points.clone())),
-        ("steps", step_list),
-        ("step_counts", step_counts),
-        (
-            "agreement",
-            agreement(
-                t.map_or(&[][..], |t| &t.agreement),
-                |x| format!("{x:.0} pages"),
-                in_vm(run),
-            ),
-        ),
-        ("cpuid", cpuid(t.map(|t| &t.geometry))),
-        ("caches", caches(t.map(|t| &t.geometry))),
-        ("counters", counters(t.and_then(|t| t.counters.as_ref()))),
-    ];
-    m.extend(keys.into_iter().map(|(k, v)| (k.to_string(), v)));
-    Value::Object(m)
-}
-
-/// `{pages, small_ns, huge_ns}` of one joined point.
-fn summary(p: &Value) -> Value {
-    json!({"pages": p["pages"], "small_ns": p["small_ns"], "huge_ns": p["huge_ns"]})
+        cpuid: Cpuid::of(t.map(|t| &t.geometry)),
+        caches: Caches::of(t.map(|t| &t.geometry)),
+        counters: Counters::of(t.and_then(|t| t.counters.as_ref())),
+        verdict: None,
+    })
 }

@@ -1,58 +1,89 @@
 //! Pieces shared by the address-translation views (`stair`, `tlb`, `thp`):
-//! a chase point as keys, CPUID and cache geometry, steps, agreement,
+//! a chase point's keys, CPUID and cache geometry, steps, agreement,
 //! counters and checks. Every key is always present, null when absent.
 
 use pagewalk_model::{
     Agreement, ChasePoint, CounterState, CounterStatus, Curve, ExperimentRecord, Geometry, Regime,
     RunFile, Step, StepKind,
 };
-use serde_json::{json, Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
 
+pub use super::latency::FailedCheck;
 pub use pagewalk_figures::size_label as size;
 
 /// The skip reason, the duration and the checks: the keys every view has.
-pub fn record_keys(record: &ExperimentRecord) -> Map<String, Value> {
-    let failed: Vec<Value> = record
-        .failed_checks()
-        .map(|c| json!({"name": &c.name, "expected": &c.expected, "observed": &c.observed}))
-        .collect();
-    let ok = record.status.measured() && record.results.is_some();
-    let mut m = Map::new();
-    m.insert(
-        "skipped".into(),
-        json!((!ok)
-            .then(|| record.reason.as_deref().map(str::to_owned))
-            .flatten()),
-    );
-    m.insert("duration_s".into(), json!(record.duration_s));
-    m.insert(
-        "all_checks_passed".into(),
-        json!(ok.then_some(failed.is_empty())),
-    );
-    m.insert("failed_checks".into(), Value::Array(failed));
-    m
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Record {
+    /// Why the experiment was skipped or failed (the other keys are then null or empty); null when it ran.
+    pub skipped: Option<String>,
+    /// Seconds the experiment took (null for references).
+    pub duration_s: Option<f64>,
+    /// Every premise check passed.
+    pub all_checks_passed: Option<bool>,
+    /// The premise checks that failed.
+    pub failed_checks: Vec<FailedCheck>,
 }
 
-/// The median and spread of a point under `prefix` (`small_ns`,
-/// `small_ns_min`, `small_ns_max`, `small_dtlb_per_load`).
-pub fn ns_keys(m: &mut Map<String, Value>, prefix: &str, p: Option<&ChasePoint>) {
-    let s = p.map(|p| p.ns_per_load);
-    m.insert(format!("{prefix}_ns"), json!(s.map(|s| s.median)));
-    m.insert(format!("{prefix}_ns_min"), json!(s.map(|s| s.min)));
-    m.insert(format!("{prefix}_ns_max"), json!(s.map(|s| s.max)));
-    m.insert(
-        format!("{prefix}_dtlb_per_load"),
-        json!(p.and_then(ChasePoint::dtlb_misses_per_load)),
-    );
+impl Record {
+    pub fn of(record: &ExperimentRecord) -> Record {
+        let failed = super::latency::failed_checks(record);
+        let ok = record.status.measured() && record.results.is_some();
+        Record {
+            skipped: (!ok).then(|| record.reason.clone()).flatten(),
+            duration_s: record.duration_s,
+            all_checks_passed: ok.then_some(failed.is_empty()),
+            failed_checks: failed,
+        }
+    }
 }
 
-/// The points of both regimes joined on `x`, ascending, with the keys
-/// `extra` adds for each x (the small point, else the huge one).
-pub fn joined(
+/// Both regimes at one point: medians over the repetitions, ns per load,
+/// with the fastest and slowest repetition.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Chase {
+    /// 4 KiB pages (`MADV_NOHUGEPAGE`), median ns per load.
+    pub small_ns: Option<f64>,
+    /// Its fastest repetition.
+    pub small_ns_min: Option<f64>,
+    /// Its slowest repetition.
+    pub small_ns_max: Option<f64>,
+    /// dTLB load misses per load on 4 KiB pages, where the counter opened.
+    pub small_dtlb_per_load: Option<f64>,
+    /// Huge pages (`MADV_HUGEPAGE`, then `MADV_COLLAPSE`), median ns per load.
+    pub huge_ns: Option<f64>,
+    /// Its fastest repetition.
+    pub huge_ns_min: Option<f64>,
+    /// Its slowest repetition.
+    pub huge_ns_max: Option<f64>,
+    /// dTLB load misses per load on huge pages.
+    pub huge_dtlb_per_load: Option<f64>,
+}
+
+impl Chase {
+    pub fn of(small: Option<&ChasePoint>, huge: Option<&ChasePoint>) -> Chase {
+        let s = small.map(|p| p.ns_per_load);
+        let h = huge.map(|p| p.ns_per_load);
+        Chase {
+            small_ns: s.map(|s| s.median),
+            small_ns_min: s.map(|s| s.min),
+            small_ns_max: s.map(|s| s.max),
+            small_dtlb_per_load: small.and_then(ChasePoint::dtlb_misses_per_load),
+            huge_ns: h.map(|s| s.median),
+            huge_ns_min: h.map(|s| s.min),
+            huge_ns_max: h.map(|s| s.max),
+            huge_dtlb_per_load: huge.and_then(ChasePoint::dtlb_misses_per_load),
+        }
+    }
+}
+
+/// The points of both regimes joined on `x`, ascending: each x with the
+/// small point, the huge one, and `make` of the two.
+pub fn joined<T>(
     curves: &[Curve],
     x: fn(&ChasePoint) -> Option<u64>,
-    extra: impl Fn(u64, &ChasePoint) -> Map<String, Value>,
-) -> Vec<Value> {
+    make: impl Fn(u64, Option<&ChasePoint>, Option<&ChasePoint>) -> T,
+) -> Vec<T> {
     let of = |r: Regime| {
         curves
             .iter()
@@ -67,62 +98,159 @@ pub fn joined(
         .map(|at| {
             let s = small.iter().find(|p| x(p) == Some(at));
             let h = huge.iter().find(|p| x(p) == Some(at));
-            let mut m = extra(at, s.or(h).expect("x comes from a point"));
-            ns_keys(&mut m, "small", s);
-            ns_keys(&mut m, "huge", h);
-            m.insert(
-                "huge_fraction".into(),
-                json!(h.and_then(|h| h.huge_fraction)),
-            );
-            Value::Object(m)
+            make(at, s, h)
         })
         .collect()
 }
 
-/// `cpuid.source` and one key per TLB level.
-pub fn cpuid(g: Option<&Geometry>) -> Value {
-    let mut m = Map::new();
-    m.insert("source".into(), json!(g.map(|g| &g.tlb_source)));
-    for (key, level, page) in [
-        ("l1d_4k", 1, 4096),
-        ("l2_4k", 2, 4096),
-        ("l1d_2m", 1, 2 << 20),
-        ("l2_2m", 2, 2 << 20),
-        ("l1d_1g", 1, 1 << 30),
-        ("l2_1g", 2, 1 << 30),
-    ] {
-        let t = g.and_then(|g| g.data_tlb(level, page));
-        m.insert(
-            key.into(),
-            t.map_or(Value::Null, |t| {
-                json!({
-                    "entries": t.entries,
-                    "page": size(t.page_bytes),
-                    "reach_bytes": t.reach_bytes(),
-                    "reach": size(t.reach_bytes()),
-                    "arithmetic": format!("{} × {} = {}", t.entries, size(t.page_bytes), size(t.reach_bytes())),
-                })
-            }),
-        );
-    }
-    Value::Object(m)
+/// The TLB levels CPUID (or the source) reports.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Cpuid {
+    /// Where the TLB figures came from (`CPUID 0x80000005/0x80000006/0x80000019 (AMD)`, `CPUID 0x18 (Intel)`, `CPUID 0x2 descriptors (Intel)`; for R2, its own text), or why there are none.
+    pub source: Option<String>,
+    /// L1 dTLB, 4 KiB entries.
+    pub l1d_4k: Option<TlbReach>,
+    /// L2 TLB (the STLB), 4 KiB entries.
+    pub l2_4k: Option<TlbReach>,
+    /// L1 dTLB, 2 MiB entries.
+    pub l1d_2m: Option<TlbReach>,
+    /// L2 TLB, 2 MiB entries.
+    pub l2_2m: Option<TlbReach>,
+    /// L1 dTLB, 1 GiB entries.
+    pub l1d_1g: Option<TlbReach>,
+    /// L2 TLB, 1 GiB entries.
+    pub l2_1g: Option<TlbReach>,
 }
 
-/// `caches.l1d`, `.l2`, `.l3`.
-pub fn caches(g: Option<&Geometry>) -> Value {
-    let level = |l| {
-        g.and_then(|g| g.data_cache(l)).map_or(
-            Value::Null,
-            |c| json!({"bytes": c.size_bytes, "size": size(c.size_bytes)}),
-        )
-    };
-    json!({"l1d": level(1), "l2": level(2), "l3": level(3)})
+/// One TLB level and the memory it maps; null when CPUID does not report that level.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct TlbReach {
+    /// Entries.
+    pub entries: u32,
+    /// Page size as text (`4 KiB`).
+    pub page: String,
+    /// Entries × page size, bytes.
+    pub reach_bytes: u64,
+    /// The same as text (`288 KiB`).
+    pub reach: String,
+    /// The sum written out: `72 × 4 KiB = 288 KiB`.
+    pub arithmetic: String,
+}
+
+impl Cpuid {
+    pub fn of(g: Option<&Geometry>) -> Cpuid {
+        let level = |level, page| {
+            let t = g?.data_tlb(level, page)?;
+            Some(TlbReach {
+                entries: t.entries,
+                page: size(t.page_bytes),
+                reach_bytes: t.reach_bytes(),
+                reach: size(t.reach_bytes()),
+                arithmetic: format!(
+                    "{} × {} = {}",
+                    t.entries,
+                    size(t.page_bytes),
+                    size(t.reach_bytes())
+                ),
+            })
+        };
+        Cpuid {
+            source: g.map(|g| g.tlb_source.clone()),
+            l1d_4k: level(1, 4096),
+            l2_4k: level(2, 4096),
+            l1d_2m: level(1, 2 << 20),
+            l2_2m: level(2, 2 << 20),
+            l1d_1g: level(1, 1 << 30),
+            l2_1g: level(2, 1 << 30),
+        }
+    }
+}
+
+/// Data cache sizes from `/sys/devices/system/cpu/cpu0/cache`.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Caches {
+    /// L1 data cache.
+    pub l1d: Option<Cache>,
+    /// L2.
+    pub l2: Option<Cache>,
+    /// L3.
+    pub l3: Option<Cache>,
+}
+
+/// One cache level; null when absent.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Cache {
+    /// Size, bytes.
+    pub bytes: u64,
+    /// Size as text (`1 MiB`).
+    pub size: String,
+}
+
+impl Caches {
+    pub fn of(g: Option<&Geometry>) -> Caches {
+        let level = |l| {
+            let c = g?.data_cache(l)?;
+            Some(Cache {
+                bytes: c.size_bytes,
+                size: size(c.size_bytes),
+            })
+        };
+        Caches {
+            l1d: level(1),
+            l2: level(2),
+            l3: level(3),
+        }
+    }
+}
+
+/// A bend the step detector found.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct StepView {
+    /// The curve: `small` (4 KiB pages) or `huge`.
+    pub regime: &'static str,
+    /// Where, in bytes (`stair`) or pages (`tlb`).
+    pub x: f64,
+    /// The same as text (`1 MiB`, `96 pages`).
+    pub at: String,
+    /// `cache` (stays put with huge pages), `translation` (moves, vanishes, or lands at a clearly different latency with huge pages) or `unclassified` (the other regime could not tell).
+    pub kind: &'static str,
+    /// The known size within a factor of two it matches, one of the same kind first (`L2 cache (1 MiB)`, `L1 dTLB reach (72 × 4 KiB = 288 KiB)`), or what is known of it when none matches (see `match`).
+    pub label: String,
+    /// What that known size is (`cache` or `translation`); null when nothing is near. It differs from `kind` when, say, an L1 dTLB reach's step stays put with huge pages in a VM whose host backs guest huge pages with 4 KiB pages.
+    pub near_kind: Option<&'static str>,
+    /// The plateau before it, from each point's fastest repetition (interference only adds time), ns.
+    pub ns_before: f64,
+    /// The plateau after it, ns.
+    pub ns_after: f64,
+    /// `ns_after / ns_before`.
+    pub rise: f64,
+    /// `matches` (a known size within a factor of two); for a step that stayed put, `as-other-regime` (the other regime's step near it matches one) or `both-regimes` (that matches nothing either: its label reads "no known size near it"); else `unmatched` (labels say "matches no TLB reach" / "matches no known size").
+    #[serde(rename = "match")]
+    pub matched: Option<&'static str>,
+    /// The table's "curve" cell: `4 KiB pages` or `huge pages`.
+    pub curve: &'static str,
+    /// The table's "behaved like" cell: `kind`, or `both regimes, matches no cache size` for a `both-regimes` step.
+    pub behaved: &'static str,
+    /// The table's "which is a" cell: `TLB reach`, `cache size` or `(none)`.
+    pub near: &'static str,
+}
+
+/// Steps of the 4 KiB curve, by kind.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct StepCounts {
+    /// Cache steps (less those in both regimes).
+    pub cache: usize,
+    /// Translation steps.
+    pub translation: usize,
+    /// Unclassified steps (less those in both regimes).
+    pub unclassified: usize,
+    /// Steps that are `both-regimes`: taken out of the `cache` / `unclassified` counts.
+    pub both_regimes: usize,
 }
 
 /// `steps` and `step_counts`; `at` writes an x as text.
-pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Value, Value) {
-    let kind = kind_name;
-    let list: Vec<Value> = steps
+pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Vec<StepView>, StepCounts) {
+    let list = steps
         .iter()
         .map(|s| {
             let label = match &s.matches {
@@ -133,17 +261,29 @@ pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Value, Value) {
                     StepKind::Unclassified => "an unclassified step".into(),
                 },
             };
-            json!({
-                "regime": s.regime.name(),
-                "x": s.at_x,
-                "at": at(s.at_x),
-                "kind": kind(s.kind),
-                "label": label,
-                "near_kind": s.matches_kind.map(kind),
-                "ns_before": s.ns_before,
-                "ns_after": s.ns_after,
-                "rise": s.ns_after / s.ns_before,
-            })
+            StepView {
+                regime: s.regime.name(),
+                x: s.at_x,
+                at: at(s.at_x),
+                kind: kind_name(s.kind),
+                label,
+                near_kind: s.matches_kind.map(kind_name),
+                ns_before: s.ns_before,
+                ns_after: s.ns_after,
+                rise: s.ns_after / s.ns_before,
+                matched: None,
+                curve: if s.regime == Regime::Small {
+                    "4 KiB pages"
+                } else {
+                    "huge pages"
+                },
+                behaved: kind_name(s.kind),
+                near: match s.matches_kind {
+                    Some(StepKind::Translation) => "TLB reach",
+                    Some(_) => "cache size",
+                    None => "(none)",
+                },
+            }
         })
         .collect();
     let count = |k| {
@@ -152,14 +292,13 @@ pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Value, Value) {
             .filter(|s| s.regime == Regime::Small && s.kind == k)
             .count()
     };
-    (
-        Value::Array(list),
-        json!({
-            "cache": count(StepKind::Cache),
-            "translation": count(StepKind::Translation),
-            "unclassified": count(StepKind::Unclassified),
-        }),
-    )
+    let counts = StepCounts {
+        cache: count(StepKind::Cache),
+        translation: count(StepKind::Translation),
+        unclassified: count(StepKind::Unclassified),
+        both_regimes: 0,
+    };
+    (list, counts)
 }
 
 fn kind_name(k: StepKind) -> &'static str {
@@ -170,20 +309,48 @@ fn kind_name(k: StepKind) -> &'static str {
     }
 }
 
+/// Each bend CPUID and sysfs predict, set against the measured steps.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct AgreementView {
+    /// Each predicted bend (within the measured range) next to the measured one.
+    pub items: Vec<AgreementItem>,
+    /// True when every predicted bend agrees; false otherwise; null when nothing could be compared.
+    pub all: Option<bool>,
+    /// A sentence fragment saying so (`every bend CPUID and sysfs predict has a measured step of its kind within a factor of two`, or `no measured step of its kind within a factor of two of: ...` naming them and any step of the other kind found there, with why a VM may disagree when the run was in one); null when nothing could be compared.
+    pub text: Option<String>,
+}
+
+/// One predicted bend.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct AgreementItem {
+    /// What predicts it (`L2 cache (1 MiB)`).
+    pub what: String,
+    /// Where, bytes or pages.
+    pub expected: f64,
+    /// The same as text.
+    pub expected_text: String,
+    /// The nearest step within a factor of two, one of the predicted kind first; null when there is none.
+    pub found: Option<f64>,
+    /// The same as text.
+    pub found_text: Option<String>,
+    /// That step's kind.
+    pub found_kind: Option<&'static str>,
+    /// True only when that step is of the predicted kind (or unclassified): a TLB reach with a step there that stays put with huge pages does not agree.
+    pub agrees: bool,
+}
+
 /// `agreement.items`, `.all`, `.text`. `vm` adds why a VM may disagree.
-pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value {
-    let list: Vec<Value> = items
+pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> AgreementView {
+    let list = items
         .iter()
-        .map(|a| {
-            json!({
-                "what": &a.what,
-                "expected": a.expected_x,
-                "expected_text": at(a.expected_x),
-                "found": a.found_x,
-                "found_text": a.found_x.map(at),
-                "found_kind": a.found_kind.map(kind_name),
-                "agrees": a.agrees,
-            })
+        .map(|a| AgreementItem {
+            what: a.what.clone(),
+            expected: a.expected_x,
+            expected_text: at(a.expected_x),
+            found: a.found_x,
+            found_text: a.found_x.map(at),
+            found_kind: a.found_kind.map(kind_name),
+            agrees: a.agrees,
         })
         .collect();
     let all = (!items.is_empty()).then(|| items.iter().all(|a| a.agrees));
@@ -204,7 +371,7 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
             _ => a.what.clone(),
         })
         .collect();
-    let sentence = match all {
+    let text = match all {
         None => None,
         Some(true) => Some(
             "every bend CPUID and sysfs predict has a measured step of its kind within a factor of two"
@@ -220,19 +387,41 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Value 
             }
         )),
     };
-    json!({"items": list, "all": all, "text": sentence})
+    AgreementView {
+        items: list,
+        all,
+        text,
+    }
 }
 
-/// `counters.dtlb`, `.dtlb_detail`, `.faults`, `.faults_detail`.
-pub fn counters(c: Option<&CounterStatus>) -> Value {
-    json!({
-        "dtlb": c.map(|c| c.dtlb_load_misses.available),
-        "dtlb_detail": c.map(|c| &c.dtlb_load_misses.detail),
-        "dtlb_why": c.and_then(|c| why_not(&c.dtlb_load_misses)),
-        "faults": c.map(|c| c.page_faults.available),
-        "faults_detail": c.map(|c| &c.page_faults.detail),
-        "faults_why": c.and_then(|c| why_not(&c.page_faults)),
-    })
+/// Whether the perf counters could be opened.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Counters {
+    /// Whether the dTLB-load-miss hardware counter could be opened (false in a VM without a PMU).
+    pub dtlb: Option<bool>,
+    /// How, or why not (the raw error text): keep it out of sentences.
+    pub dtlb_detail: Option<String>,
+    /// Why it could not be opened, in words for running prose (no PMU exposed, `perf_event_paranoid`, no `perf_event_open`, ...); null when it opened.
+    pub dtlb_why: Option<&'static str>,
+    /// The same for the software page-fault counter.
+    pub faults: Option<bool>,
+    /// How, or why not (raw).
+    pub faults_detail: Option<String>,
+    /// Why not, in words.
+    pub faults_why: Option<&'static str>,
+}
+
+impl Counters {
+    pub fn of(c: Option<&CounterStatus>) -> Counters {
+        Counters {
+            dtlb: c.map(|c| c.dtlb_load_misses.available),
+            dtlb_detail: c.map(|c| c.dtlb_load_misses.detail.clone()),
+            dtlb_why: c.and_then(|c| why_not(&c.dtlb_load_misses)),
+            faults: c.map(|c| c.page_faults.available),
+            faults_detail: c.map(|c| c.page_faults.detail.clone()),
+            faults_why: c.and_then(|c| why_not(&c.page_faults)),
+        }
+    }
 }
 
 /// Why a counter could not be opened, in words for running prose (the raw
@@ -261,7 +450,7 @@ pub fn in_vm(run: &RunFile) -> bool {
         .is_some_and(|m| m.virtualization.hypervisor_bit)
 }
 
-/// The point whose x is nearest `target` on a log scale.
+/// The item whose x is nearest `target` on a log scale.
 pub fn nearest<T>(items: &[T], x: impl Fn(&T) -> f64, target: f64) -> Option<&T> {
     items.iter().min_by(|a, b| {
         let d = |v: &T| (x(v) / target).ln().abs();
