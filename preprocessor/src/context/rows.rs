@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::alloc::Path;
 use super::noise::{Batch, ComparisonView};
 use super::numa::PlacementView;
-use super::translation::{Cpuid, TlbReach};
+use super::translation::{Cpuid, TlbLevelReach};
 use super::{Context, Views};
 
 /// A row of the allocator table.
@@ -69,6 +69,7 @@ pub struct NumaRow {
 
 /// A row for one of the points a view picks out (`stair.at`, `tlb.at`).
 #[derive(Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AtRow_of_{T}")]
 pub struct AtRow<T> {
     /// The point's KEY under `VIEW.at`.
     pub key: &'static str,
@@ -86,9 +87,9 @@ pub struct CpuidRow {
     /// Its name in the table (`L1 dTLB, 4 KiB pages`).
     pub label: &'static str,
     /// The level on this source.
-    pub run: Option<TlbReach>,
+    pub run: Option<TlbLevelReach>,
     /// R2's (from `r2.stair.cpuid`: R2 has no `tlb-reach`; null on R2's own views).
-    pub r2: Option<TlbReach>,
+    pub r2: Option<TlbLevelReach>,
 }
 
 /// Files every row list under its view: the shown run's with R2's values
@@ -209,7 +210,7 @@ fn at_row<T: Clone>(key: &'static str, label: &'static str, point: &Option<T>) -
 
 /// One per TLB level, in the chapter's order.
 fn cpuid_rows(run: &Cpuid, r2: Option<&Cpuid>) -> Vec<CpuidRow> {
-    type Level = fn(&Cpuid) -> &Option<TlbReach>;
+    type Level = fn(&Cpuid) -> &Option<TlbLevelReach>;
     let levels: [(&str, &str, Level); 6] = [
         ("l1d_4k", "L1 dTLB, 4 KiB pages", |c| &c.l1d_4k),
         ("l2_4k", "L2 TLB, 4 KiB pages", |c| &c.l2_4k),

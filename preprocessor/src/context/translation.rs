@@ -109,22 +109,22 @@ pub struct Cpuid {
     /// Where the TLB figures came from (`CPUID 0x80000005/0x80000006/0x80000019 (AMD)`, `CPUID 0x18 (Intel)`, `CPUID 0x2 descriptors (Intel)`; for R2, its own text), or why there are none.
     pub source: Option<String>,
     /// L1 dTLB, 4 KiB entries.
-    pub l1d_4k: Option<TlbReach>,
+    pub l1d_4k: Option<TlbLevelReach>,
     /// L2 TLB (the STLB), 4 KiB entries.
-    pub l2_4k: Option<TlbReach>,
+    pub l2_4k: Option<TlbLevelReach>,
     /// L1 dTLB, 2 MiB entries.
-    pub l1d_2m: Option<TlbReach>,
+    pub l1d_2m: Option<TlbLevelReach>,
     /// L2 TLB, 2 MiB entries.
-    pub l2_2m: Option<TlbReach>,
+    pub l2_2m: Option<TlbLevelReach>,
     /// L1 dTLB, 1 GiB entries.
-    pub l1d_1g: Option<TlbReach>,
+    pub l1d_1g: Option<TlbLevelReach>,
     /// L2 TLB, 1 GiB entries.
-    pub l2_1g: Option<TlbReach>,
+    pub l2_1g: Option<TlbLevelReach>,
 }
 
 /// One TLB level and the memory it maps; null when CPUID does not report that level.
 #[derive(Clone, Serialize, JsonSchema)]
-pub struct TlbReach {
+pub struct TlbLevelReach {
     /// Entries.
     pub entries: u32,
     /// Page size as text (`4 KiB`).
@@ -141,7 +141,7 @@ impl Cpuid {
     pub fn of(g: Option<&Geometry>) -> Cpuid {
         let level = |level, page| {
             let t = g?.data_tlb(level, page)?;
-            Some(TlbReach {
+            Some(TlbLevelReach {
                 entries: t.entries,
                 page: size(t.page_bytes),
                 reach_bytes: t.reach_bytes(),
