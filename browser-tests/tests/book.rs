@@ -13,8 +13,8 @@ use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::DataSet;
 use pagewalk_browser_tests::thirtyfour::Key;
 use pagewalk_browser_tests::{
-    built_book as book, ensure_charts, file_url, human, marks_css, run_test as run, workspace_root,
-    Browser, Mark, Table, ThemeSwitch,
+    built_book as book, chart_css, ensure_charts, file_url, human, marks_css, run_test as run,
+    workspace_root, Browser, Mark, Table, ThemeSwitch,
 };
 use pagewalk_figures::series_name;
 use pagewalk_model::{Mode, Phase, RunFile};
@@ -124,8 +124,8 @@ fn assert_marks_accessible(chart: &str, marks: &[Mark]) {
     }
 }
 
-/// Test 1: both first-touch charts draw, and their marks are the numbers
-/// of the run the book shows and of R1.
+/// Test 1: both first-touch charts draw, and their marks and data tables
+/// are the numbers of the run the book shows and of R1.
 #[test]
 #[cfg_attr(
     not(pagewalk_browser_tests),
@@ -179,6 +179,28 @@ fn first_touch_charts_show_the_data() {
                 &values(&marks, |m| m.series == phase.label() && m.role == "run"),
                 &phase_faults(&data.run, phase),
             );
+        }
+
+        // The data tables, put in place by the page's script: one row per
+        // mode, one column per series, read as a person would.
+        let ns = browser.chart_table(NS_PER_PAGE).await?;
+        for source in [&data.run, &data.r1] {
+            let column = (series_name(source), "ns per page");
+            check_table(
+                NS_PER_PAGE,
+                &ns,
+                (&column.0, column.1),
+                &first_pass_ns(source),
+            )?;
+        }
+        let faults = browser.chart_table(FAULTS).await?;
+        for phase in Phase::ALL {
+            check_table(
+                FAULTS,
+                &faults,
+                (phase.label(), "faults"),
+                &phase_faults(&data.run, phase),
+            )?;
         }
 
         // The spec the page drew from is in the figure too.
@@ -338,7 +360,9 @@ fn charts_follow_the_theme() {
 }
 
 /// Test 4: without JavaScript, print.html still holds each chart's static
-/// SVG and its data table, with the data's numbers; printed, both show.
+/// SVG with the data's numbers, and its data as a CSV link (the table
+/// itself is shipped inside a script, out of the search index); printed,
+/// the SVG shows and the data box stays closed.
 #[test]
 #[cfg_attr(
     not(pagewalk_browser_tests),
@@ -391,13 +415,16 @@ fn print_page_works_without_javascript() {
             .eval(
                 "return [...document.querySelectorAll('figure.pw-chart')].map(f => {
                    const svg = f.querySelector('.pw-chart-plot svg');
-                   const table = f.querySelector('details.pw-chart-data table');
+                   const table = f.querySelector('details.pw-chart-data');
+                   const csv = f.querySelector('details.pw-chart-data a[download]');
                    const h = e => e ? e.getBoundingClientRect().height : -1;
                    const title = JSON.parse(f.querySelector('script.pw-chart-spec').textContent).title;
                    const shown = [...f.querySelectorAll('.pw-title, figcaption')]
                      .filter(e => e.getBoundingClientRect().height > 0)
                      .filter(e => e.textContent.replace(/\\s+/g, ' ').trim() === title).length;
-                   return [h(svg), h(table), shown]; });",
+                   const csvOk = !!csv && csv.getAttribute('href').startsWith('data:text/csv')
+                     && decodeURIComponent(csv.getAttribute('href').split(',').slice(1).join(',')).includes('\\r\\n');
+                   return [h(svg), h(table), shown, csvOk, !!f.closest('.pw-screen-only')]; });",
             )
             .await?;
         for (chart, pair) in charts.iter().zip(sizes.as_array().context("sizes")?) {
@@ -405,6 +432,11 @@ fn print_page_works_without_javascript() {
                 pair[0].as_f64().unwrap_or(-1.0),
                 pair[1].as_f64().unwrap_or(-1.0),
             );
+            // Compare runs' copies of the chapters' charts stay off paper.
+            if pair[4] == json!(true) {
+                ensure!(svg <= 0.0, "{chart}: a screen-only copy printed");
+                continue;
+            }
             ensure!(
                 svg > 50.0,
                 "{chart}: static SVG missing or not laid out in print (height {svg})"
@@ -418,30 +450,38 @@ fn print_page_works_without_javascript() {
                 "{chart}: its title is printed {} times, not once",
                 pair[2]
             );
+            ensure!(
+                pair[3] == json!(true),
+                "{chart}: no CSV link with the chart's data in its data box"
+            );
         }
 
-        // The tables: one row per mode, one column per series.
-        let ns = browser.chart_table(NS_PER_PAGE).await?;
-        check_table(
-            NS_PER_PAGE,
-            &ns,
-            (&series_name(&data.run), "ns per page"),
-            &first_pass_ns(&data.run),
-        )?;
-        check_table(
-            NS_PER_PAGE,
-            &ns,
-            (&series_name(&data.r1), "ns per page"),
-            &first_pass_ns(&data.r1),
-        )?;
-        let faults = browser.chart_table(FAULTS).await?;
-        for phase in Phase::ALL {
-            check_table(
-                FAULTS,
-                &faults,
-                (phase.label(), "faults"),
-                &phase_faults(&data.run, phase),
-            )?;
+        // The CSV carries the exact values: every first-pass figure of the
+        // run and of R1, and every first-pass fault count, as in the JSON.
+        for (chart, want) in [
+            (NS_PER_PAGE, first_pass_ns(&data.run)),
+            (NS_PER_PAGE, first_pass_ns(&data.r1)),
+            (FAULTS, phase_faults(&data.run, Phase::FirstPass)),
+        ] {
+            let csv = browser
+                .eval_with(
+                    "const a = document.querySelector(arguments[0]);
+                     return decodeURIComponent(a.getAttribute('href').split(',').slice(1).join(','));",
+                    vec![json!(format!("{} details.pw-chart-data a[download]", chart_css(chart)))],
+                )
+                .await?;
+            let numbers: Vec<f64> = csv
+                .as_str()
+                .context("csv")?
+                .split(['\r', '\n', ','])
+                .filter_map(|f| f.trim_matches('"').parse().ok())
+                .collect();
+            for (mode, v) in &want {
+                ensure!(
+                    numbers.iter().any(|n| (n - v).abs() <= v.abs() * 1e-9),
+                    "{chart}: the CSV has no {v} for {mode}: {csv}"
+                );
+            }
         }
         Ok(())
     });
