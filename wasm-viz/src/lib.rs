@@ -225,15 +225,26 @@ fn current_palette(doc: &Document) -> Palette {
     pal
 }
 
+/// The width charts are drawn at for paper: the print stylesheet gives a
+/// chart half the A4 measure (about 344 CSS px), and this is the phone
+/// width whose layout the browser tests check for overlapping labels, so
+/// the labels print at about 8 pt.
+const PRINT_WIDTH: u32 = 390;
+
 fn draw(figure: &Element, spec: &ChartSpec, palette: &Palette) {
+    draw_at(figure, spec, palette, None)
+}
+
+/// Draws at the plot's width, or at `width` when given (printing).
+fn draw_at(figure: &Element, spec: &ChartSpec, palette: &Palette, width: Option<u32>) {
     let Some(plot) = figure.query_selector(".pw-chart-plot").ok().flatten() else {
         show_error(figure, "the figure has no .pw-chart-plot");
         return;
     };
-    let width = match plot.client_width() {
+    let width = width.unwrap_or(match plot.client_width() {
         w if w >= 280 => w as u32,
         _ => STATIC_WIDTH,
-    };
+    });
     plot.set_inner_html(&render_svg(spec, palette, width, 0));
     rove(&plot, None);
     let _ = figure.set_attribute("data-pw-state", "ready");
@@ -244,26 +255,32 @@ fn redraw_all() {
     let Some(doc) = document() else { return };
     let palette = current_palette(&doc);
     if PALETTE.with(|p| p.borrow().as_ref() != Some(&palette)) {
-        draw_all(palette);
+        draw_all(palette, None);
     }
 }
 
-fn draw_all(palette: Palette) {
+fn draw_all(palette: Palette, width: Option<u32>) {
     CHARTS.with(|charts| {
         for c in charts.borrow().iter() {
-            draw(&c.figure, &c.spec, &palette);
+            draw_at(&c.figure, &c.spec, &palette, width);
         }
     });
     PALETTE.with(|p| *p.borrow_mut() = Some(palette));
 }
 
-/// Paper is white whatever the screen theme: print with the light palette.
+/// Paper is white whatever the screen theme, and a printed chart is half
+/// the measure: print with the light palette at [`PRINT_WIDTH`], then
+/// draw again for the screen.
 fn observe_print() {
     let Some(window) = web_sys::window() else {
         return;
     };
-    let before = Closure::<dyn FnMut()>::new(|| draw_all(Palette::light()));
-    let after = Closure::<dyn FnMut()>::new(redraw_all);
+    let before = Closure::<dyn FnMut()>::new(|| draw_all(Palette::light(), Some(PRINT_WIDTH)));
+    let after = Closure::<dyn FnMut()>::new(|| {
+        if let Some(doc) = document() {
+            draw_all(current_palette(&doc), None);
+        }
+    });
     let _ = window.add_event_listener_with_callback("beforeprint", before.as_ref().unchecked_ref());
     let _ = window.add_event_listener_with_callback("afterprint", after.as_ref().unchecked_ref());
     before.forget();
