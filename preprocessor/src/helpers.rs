@@ -15,6 +15,18 @@ use crate::DataSet;
 
 pub const MISSING: &str = "n/a";
 
+thread_local! {
+    /// The path of every value written as [`MISSING`] on this thread, as
+    /// the chapter wrote it (relative inside `#each`/`#with`).
+    static GAPS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The gaps written as "n/a" since the last call, in order: for the test
+/// that holds each one to a reason (`tests/gaps.rs`).
+pub fn take_gaps() -> Vec<String> {
+    GAPS.with(|g| std::mem::take(&mut *g.borrow_mut()))
+}
+
 pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     register_text(hb, "num", num);
     register_text(hb, "dur", dur);
@@ -145,7 +157,11 @@ fn register_text(
                     Some(t) => out.write(&t)?,
                     None => match h.hash_get("missing").and_then(|m| m.value().as_str()) {
                         Some(words) => out.write(&escape_text(words))?,
-                        None => out.write(MISSING)?,
+                        None => {
+                            let path = h.param(0).and_then(|p| p.relative_path()).cloned();
+                            GAPS.with(|g| g.borrow_mut().push(path.unwrap_or_default()));
+                            out.write(MISSING)?
+                        }
                     },
                 }
                 Ok(())
