@@ -124,6 +124,23 @@ fn each_run_selects_its_own_sentences() {
             assert_eq!(ctx["numa"]["verdict"]["one_thread"], "one-node", "{run}");
         }
 
+        // The walk counter at the largest region: only where the run could
+        // open it (the synthetic PMU run); elsewhere the chapter says why not.
+        selects(
+            &run,
+            &pages,
+            "page-tables.md",
+            &ctx["stair"]["verdict"]["walks"],
+            &[
+                ("parts", "The counter parts the way the latency curves do"),
+                ("both", "Huge pages walked nearly as often as 4 KiB pages"),
+                ("neither", "Neither page size walked the page tables there"),
+            ],
+        );
+        if run.starts_with("synthetic-pmu") {
+            assert_eq!(ctx["stair"]["verdict"]["walks"], "parts", "{run}");
+        }
+
         // The first touch with MADV_HUGEPAGE, unless THP is off (then the
         // chapter says so instead) or the mode did not run.
         let never = ctx["run"]["machine"]["thp_enabled"] == "never";

@@ -22,6 +22,8 @@ pub struct StairVerdict {
     pub l2_tlb_step: Option<&'static str>,
     /// `none`, `some`, `all`: `stair.huge_fraction_min`, the least-backed huge region of 2 MiB or more.
     pub least_backed: Option<&'static str>,
+    /// At the largest region, from the dTLB-miss counter (the generic event counts misses that needed a walk): `parts` when 4 KiB pages walked at least once per 100 loads and at least twice as often as huge pages, `both` when huge pages walked nearly as often, `neither` when 4 KiB pages hardly walked; null without the counter.
+    pub walks: Option<&'static str>,
 }
 
 /// What the TLB-reach curves say past the L2 TLB.
@@ -126,6 +128,7 @@ pub fn staircase(stair: &mut Staircase, floor: Option<f64>) {
             .as_ref()
             .map(|r| reach_step(r.reach_bytes as f64, max_x, &list)),
         least_backed: stair.huge_fraction_min.map(backed),
+        walks: stair.at.largest.as_ref().and_then(|p| walks(&p.chase)),
     });
     // The points between the L1 dTLB's reach and the L2 cache's size.
     let gap = stair
@@ -145,6 +148,20 @@ pub fn staircase(stair: &mut Staircase, floor: Option<f64>) {
         level.region = published_region(level);
         level.latency = published_latency(level);
     }
+}
+
+/// Whether the walk counter separates the page sizes at one point. Counts,
+/// not timings, so no noise floor: one walk per 100 loads is where a walk
+/// (tens of ns) starts to show in a load of a few ns.
+fn walks(c: &Chase) -> Option<&'static str> {
+    let (small, huge) = c.small_dtlb_per_load.zip(c.huge_dtlb_per_load)?;
+    Some(if small < 0.01 {
+        "neither"
+    } else if small >= 2.0 * huge {
+        "parts"
+    } else {
+        "both"
+    })
 }
 
 /// 4 KiB against huge pages at one point, over their repetitions.
@@ -229,5 +246,27 @@ fn published_latency(level: &Published) -> Option<String> {
         ))
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod walk_tests {
+    use super::walks;
+    use crate::context::translation::Chase;
+
+    fn chase(small: Option<f64>, huge: Option<f64>) -> Chase {
+        Chase {
+            small_dtlb_per_load: small,
+            huge_dtlb_per_load: huge,
+            ..Chase::default()
+        }
+    }
+
+    #[test]
+    fn the_walk_counter_parts_or_not() {
+        assert_eq!(walks(&chase(Some(0.99), Some(0.0))), Some("parts"));
+        assert_eq!(walks(&chase(Some(0.5), Some(0.3))), Some("both"));
+        assert_eq!(walks(&chase(Some(0.001), Some(0.0))), Some("neither"));
+        assert_eq!(walks(&chase(None, Some(0.0))), None);
     }
 }
