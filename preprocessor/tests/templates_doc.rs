@@ -38,6 +38,19 @@ fn templates_md_lists_the_context_keys_of_the_code() {
     );
 }
 
+/// A struct's properties by name: the order of a `serde_json` map depends
+/// on whether another crate in the build turned on its `preserve_order`
+/// feature (`cargo test --workspace` does), and the list must not.
+fn sorted(def: &Value) -> Vec<(&String, &Value)> {
+    let mut props: Vec<(&String, &Value)> = def["properties"]
+        .as_object()
+        .expect("a view is an object")
+        .iter()
+        .collect();
+    props.sort_by(|a, b| a.0.cmp(b.0));
+    props
+}
+
 /// One table per view struct, depth first from the top level (a struct's
 /// parts follow it), each under the first path where it appears and with
 /// every other path where it does.
@@ -68,7 +81,7 @@ fn key_list(schema: &Value) -> String {
             out.push_str(&format!("Also at {}.\n\n", others.join(", ")));
         }
         out.push_str("| key | value | what it is |\n| --- | --- | --- |\n");
-        for (key, prop) in def["properties"].as_object().expect("a view is an object") {
+        for (key, prop) in sorted(def) {
             let (kind, _, _) = describe(prop);
             let what = prop["description"]
                 .as_str()
@@ -115,11 +128,7 @@ fn walk(
         }
         // The published sources' views (`r1`, `r2`) last: they are the
         // shown run's structs again, best documented under the run's path.
-        let mut props: Vec<(&String, &Value)> = def["properties"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .collect();
+        let mut props = sorted(def);
         props.sort_by_key(|(_, p)| describe(p).1.as_deref() == Some("Views"));
         for (key, prop) in props {
             let (_, target, list) = describe(prop);
