@@ -158,8 +158,14 @@ fn register_text(
                     None => match h.hash_get("missing").and_then(|m| m.value().as_str()) {
                         Some(words) => out.write(&escape_text(words))?,
                         None => {
-                            let path = h.param(0).and_then(|p| p.relative_path()).cloned();
-                            GAPS.with(|g| g.borrow_mut().push(path.unwrap_or_default()));
+                            // Every parameter's path: a ratio is a gap when
+                            // either of its two is.
+                            let paths: Vec<&str> = h
+                                .params()
+                                .iter()
+                                .filter_map(|p| p.relative_path().map(String::as_str))
+                                .collect();
+                            GAPS.with(|g| g.borrow_mut().push(paths.join(" / ")));
                             out.write(MISSING)?
                         }
                     },

@@ -1,5 +1,6 @@
-//! Every "n/a" in the book built from the committed example run has a
-//! reason: a value the run really lacks (listed below with why), or one a
+//! Every "n/a" in the book built from the committed example run, and from
+//! each run of the fixture matrix, has a reason: a value the run really
+//! lacks (listed below, each checked against the run file), or one a
 //! published source never gave. A gap anywhere else means a view dropped a
 //! value the run file has, and fails here.
 
@@ -8,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mdbook_pagewalk::{helpers::take_gaps, DataSet, Renderer};
-use pagewalk_model::{RunFile, Status};
+use pagewalk_model::{RunFile, Status, TailVariant};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
@@ -48,6 +49,29 @@ fn reason(run: &RunFile, path: &str) -> Option<&'static str> {
         let numa = run.experiment("numa")?;
         return (numa.status == Status::Skipped).then_some("NUMA placement needs two nodes");
     }
+    // THP `never`: no huge-page regime to chase or fault in.
+    let never = run.machine.as_ref().and_then(|m| m.thp.enabled.as_deref()) == Some("never");
+    if path.contains("huge") && never {
+        return Some("THP is `never` on this machine");
+    }
+    // CPUID on this Intel guest describes no data TLB.
+    if path.starts_with("stair.cpuid.") || path.starts_with("tlb.cpuid.") {
+        let staircase = run.staircase()?;
+        return staircase
+            .geometry
+            .tlbs
+            .is_empty()
+            .then_some("CPUID describes no data TLB");
+    }
+    // `mlockall` needs root or a large enough RLIMIT_MEMLOCK.
+    if path.contains("mlockall") {
+        let tail = run.tail()?;
+        return tail
+            .variants
+            .iter()
+            .any(|v| v.variant == TailVariant::Mlockall && v.skipped.is_some())
+            .then_some("the mlockall variant was skipped");
+    }
     if path == "noise.hybrid_slowdown" {
         let noise = run.noise()?;
         return noise
@@ -73,4 +97,41 @@ fn every_gap_in_the_example_book_has_a_reason() {
     );
     // The check sees gaps at all: R2 publishes no mapping count per path.
     assert!(found.iter().any(|g| g.contains(": r2.")), "{found:?}");
+}
+
+#[test]
+fn every_gap_in_each_fixture_book_has_a_reason() {
+    let matrix = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/matrix");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(matrix).unwrap() {
+        let fixture = entry.unwrap().path();
+        if fixture.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["runs", "reference"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        std::fs::copy(&fixture, dir.path().join("runs/run.json")).unwrap();
+        for r in std::fs::read_dir(Path::new(ROOT).join("data/reference")).unwrap() {
+            let r = r.unwrap().path();
+            std::fs::copy(
+                &r,
+                dir.path().join("reference").join(r.file_name().unwrap()),
+            )
+            .unwrap();
+        }
+        let run = DataSet::load(dir.path()).unwrap().run.unwrap();
+        let unexplained: Vec<String> = gaps(dir.path())
+            .into_iter()
+            .filter(|g| reason(&run, g.split_once(": ").unwrap().1).is_none())
+            .collect();
+        assert!(
+            unexplained.is_empty(),
+            "{}: n/a where the run should have a value: {unexplained:#?}",
+            fixture.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} fixtures");
 }
