@@ -196,8 +196,12 @@ fn answers_open_on_request_and_a_guess_meets_the_run() {
             .wait_for(&format!("document.querySelector({}).readOnly", json!(field)))
             .await?;
         press(browser, &format!("#drill-{FIRST_TOUCH} summary"), Key::Enter).await?;
+        // `toggle`, which draws the comparison, fires after `open` is set.
         browser
-            .wait_for(&format!("document.querySelector('#drill-{FIRST_TOUCH} details').open"))
+            .wait_for(&format!(
+                "document.querySelector('#drill-{FIRST_TOUCH} details').open \
+                 && document.querySelector('#drill-{FIRST_TOUCH} .pw-drill-against')"
+            ))
             .await?;
         let against = text(browser, &format!("#drill-{FIRST_TOUCH} .pw-drill-against")).await?;
         let want = format!("{}, {} too high", format_dur(ns), format_ratio(2.0));
