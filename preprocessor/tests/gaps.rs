@@ -11,24 +11,15 @@ use std::sync::Arc;
 use mdbook_pagewalk::{helpers::take_gaps, DataSet, Renderer};
 use pagewalk_model::{RunFile, Status, TailVariant};
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+mod common;
+
+use common::{chapters, data_dir, ROOT};
 
 /// `page: path` for every gap written while rendering each chapter.
 fn gaps(data: &Path) -> BTreeSet<String> {
     let renderer = Renderer::new(Arc::new(DataSet::load(data).unwrap()));
     let mut found = BTreeSet::new();
-    for entry in std::fs::read_dir(Path::new(ROOT).join("book")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "md") {
-            continue;
-        }
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let template: String = std::fs::read_to_string(&path)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.starts_with("{{#include"))
-            .map(|l| format!("{l}\n"))
-            .collect();
+    for (name, template) in chapters() {
         take_gaps();
         renderer
             .render(&name, &template)
@@ -108,19 +99,7 @@ fn every_gap_in_each_fixture_book_has_a_reason() {
         if fixture.extension().is_none_or(|x| x != "json") {
             continue;
         }
-        let dir = tempfile::tempdir().unwrap();
-        for sub in ["runs", "reference"] {
-            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-        }
-        std::fs::copy(&fixture, dir.path().join("runs/run.json")).unwrap();
-        for r in std::fs::read_dir(Path::new(ROOT).join("data/reference")).unwrap() {
-            let r = r.unwrap().path();
-            std::fs::copy(
-                &r,
-                dir.path().join("reference").join(r.file_name().unwrap()),
-            )
-            .unwrap();
-        }
+        let dir = data_dir(&fixture);
         let run = DataSet::load(dir.path()).unwrap().run.unwrap();
         let unexplained: Vec<String> = gaps(dir.path())
             .into_iter()

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use mdbook_pagewalk::{context, DataSet, Renderer};
 use serde_json::Value;
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+mod common;
+
+use common::{chapters, data_dir, ROOT};
 
 /// The recorded matrix and the committed example run (a full run, from
 /// another machine: it reaches the TLB sizes the quick runs do not).
@@ -30,46 +32,18 @@ fn fixtures() -> Vec<PathBuf> {
     files
 }
 
-/// A data folder holding the fixture as the reader's own run, and the
-/// references.
-fn data_dir(fixture: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("runs")).unwrap();
-    std::fs::copy(fixture, dir.path().join("runs/run.json")).unwrap();
-    std::fs::create_dir_all(dir.path().join("reference")).unwrap();
-    for entry in std::fs::read_dir(Path::new(ROOT).join("data/reference")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(
-            &path,
-            dir.path().join("reference").join(path.file_name().unwrap()),
-        )
-        .unwrap();
-    }
-    dir
-}
-
-/// Every chapter, rendered; mdBook's own `{{#include}}` lines are left to
-/// mdBook. Whitespace is folded so a sentence can be found across lines.
+/// Every chapter, rendered. Whitespace is folded so a sentence can be
+/// found across lines.
 fn book(renderer: &Renderer) -> Vec<(String, String)> {
-    let mut pages = Vec::new();
-    for entry in std::fs::read_dir(Path::new(ROOT).join("book")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "md") {
-            continue;
-        }
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let template: String = std::fs::read_to_string(&path)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.starts_with("{{#include"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let text = renderer
-            .render(&name, &template)
-            .unwrap_or_else(|e| panic!("{e}"));
-        pages.push((name, text.split_whitespace().collect::<Vec<_>>().join(" ")));
-    }
-    pages
+    chapters()
+        .into_iter()
+        .map(|(name, template)| {
+            let text = renderer
+                .render(&name, &template)
+                .unwrap_or_else(|e| panic!("{e}"));
+            (name, text.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .collect()
 }
 
 fn page<'a>(pages: &'a [(String, String)], name: &str) -> &'a str {
