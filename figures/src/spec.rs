@@ -2,11 +2,12 @@
 //! writes it as JSON into the page; `wasm-viz` reads it back and draws it
 //! with the same [`crate::render_svg`] the build used for the static SVG.
 
+use pagewalk_model::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 /// One chart. Values are kept exact (no rounding) so the page, the data
 /// table and a test reading `data-value` all see the same number.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ChartSpec {
     /// The chart's name, e.g. `first-touch-ns-per-page`.
     pub id: String,
@@ -34,7 +35,7 @@ pub struct ChartSpec {
     pub empty_note: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChartKind {
     /// Grouped bars, one group per category and one bar per series, drawn
@@ -46,7 +47,7 @@ pub enum ChartKind {
     Lines,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Axis {
     /// What is measured, e.g. "first pass, ns per 4 KiB page (median)".
     pub label: String,
@@ -73,14 +74,14 @@ pub struct Axis {
 }
 
 /// A labelled position on an axis, drawn as a dashed line across the plot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Marker {
     pub x: f64,
     pub label: String,
     pub kind: MarkerKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum MarkerKind {
     /// A cache's capacity.
@@ -102,7 +103,7 @@ impl MarkerKind {
 }
 
 /// Names of a whisker's two ends, as read aloud and in the data table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct Whiskers {
     pub low: String,
     pub high: String,
@@ -152,7 +153,7 @@ impl Axis {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum Scale {
     #[default]
@@ -161,7 +162,7 @@ pub enum Scale {
     Log,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct Category {
     /// Stable key, used in `data-category` (e.g. the mode name `calloc`).
     pub key: String,
@@ -171,7 +172,7 @@ pub struct Category {
 
 /// Where a series' numbers come from; the reader must never mistake a
 /// published figure for something measured on their machine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// Measured by `collector run` (the reader's run or the example run).
@@ -195,7 +196,7 @@ impl Role {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Series {
     pub name: String,
     pub role: Role,
@@ -204,7 +205,7 @@ pub struct Series {
 
 /// One value. A point whose `value` is `None` is a gap: the source lacks
 /// it (the `note` says why); it is never drawn as zero.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Point {
     /// Bars: the [`Category::key`] this value belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]

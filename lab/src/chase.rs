@@ -11,6 +11,7 @@
 
 use pagewalk_analysis::chase::cycle;
 use pagewalk_model::decimal::shortest;
+use pagewalk_model::json::FromJson;
 use pagewalk_model::Summary;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +27,7 @@ pub const SAMPLE_MS: f64 = 10.0;
 /// The most loads one sample takes (about 4 s at 2 ns per load).
 pub const MAX_LOADS: u64 = 1 << 31;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ChaseParams {
     /// The largest region, in KiB (rounded down to a power of two).
     pub max_kib: u64,
@@ -47,7 +48,7 @@ fn default_seed() -> u64 {
 }
 
 /// One region size's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ChasePoint {
     pub region_bytes: u64,
     /// Slots in the cycle (`region_bytes / 64`).
@@ -60,7 +61,7 @@ pub struct ChasePoint {
     pub quantum_ns: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ChaseReport {
     pub params: ChaseParams,
     pub timer: TimerInfo,

@@ -5,11 +5,12 @@
 
 use pagewalk_model::comparison::display::{self, cells, tally, RULE, VALUE_COLUMNS};
 use pagewalk_model::comparison::{compare_named, Outcome, SetupDifference};
+use pagewalk_model::json::FromJson;
 use pagewalk_model::RunFile;
 use serde::{Deserialize, Serialize};
 
 /// The verdict table, ready to draw.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct CompareTable {
     /// Run labels, the baseline first.
     pub runs: Vec<String>,
@@ -25,7 +26,7 @@ pub struct CompareTable {
 }
 
 /// One figure of one run against the baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TableRow {
     pub experiment: String,
     pub figure: String,

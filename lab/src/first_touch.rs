@@ -10,6 +10,7 @@
 //! plan must fit under the memory cap; each run uses a fresh worker.
 
 use pagewalk_model::decimal::shortest;
+use pagewalk_model::json::FromJson;
 use pagewalk_model::Summary;
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +51,7 @@ impl Grow for HeapGrow {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct FirstTouchParams {
     /// Sizes to measure, in MiB (multiples of 1 MiB).
     pub sizes_mib: Vec<u64>,
@@ -61,7 +62,7 @@ pub struct FirstTouchParams {
 }
 
 /// One repetition at one size: nanoseconds per 4 KiB page.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct FirstTouchSample {
     pub grow_ns: f64,
     pub first_ns: f64,
@@ -70,7 +71,7 @@ pub struct FirstTouchSample {
     pub second_passes: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct FirstTouchSize {
     pub size_bytes: u64,
     pub pages: u64,
@@ -82,7 +83,7 @@ pub struct FirstTouchSize {
     pub quantum_ns: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct FirstTouchReport {
     pub params: FirstTouchParams,
     pub timer: TimerInfo,

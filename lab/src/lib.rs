@@ -27,6 +27,7 @@ pub mod compare;
 pub mod first_touch;
 pub mod tlb;
 
+use pagewalk_model::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 /// A monotonic clock in milliseconds: `performance.now()` in the page,
@@ -57,7 +58,7 @@ impl Clock for InstantClock {
 }
 
 /// How far an experiment has come, for the page's progress bar.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Progress {
     pub done: u32,
     pub total: u32,
@@ -65,7 +66,7 @@ pub struct Progress {
 }
 
 /// What the timer can resolve where the experiment ran.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TimerInfo {
     /// The smallest nonzero difference between two successive readings, in
     /// nanoseconds: browsers coarsen `performance.now()` (100 µs, or 5 µs

@@ -2,6 +2,7 @@
 //! sliders: [`pagewalk_analysis::tlb_model::predict`] at every size.
 
 use pagewalk_analysis::tlb_model::{predict, ChaseShape, Tlb};
+use pagewalk_model::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::chase::{sizes, SLOT_BYTES};
@@ -11,7 +12,7 @@ use crate::chase::{sizes, SLOT_BYTES};
 /// slider move to tens of milliseconds in a worker.
 pub const MAX_SLOTS: usize = 1 << 17;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TlbParams {
     pub entries: usize,
     pub page_bytes: u64,
@@ -25,14 +26,14 @@ fn default_seed() -> u64 {
     1
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TlbPoint {
     pub region_bytes: u64,
     pub pages: u64,
     pub miss_rate: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TlbReport {
     pub params: TlbParams,
     pub reach_bytes: u64,

@@ -2,6 +2,7 @@
 //! on each of glibc's paths, and how many `mmap`/`munmap` calls a path
 //! really makes, counted rather than assumed.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::latency::Latency;
@@ -9,7 +10,9 @@ use crate::latency::Latency;
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
 pub const EXPERIMENT: &str = crate::Kind::Alloc.name();
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum AllocPath {
     /// A small size served from the thread's cache (tcache).
@@ -64,7 +67,7 @@ impl AllocPath {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct AllocResults {
     pub paths: Vec<AllocPathResult>,
 }
@@ -76,7 +79,7 @@ impl AllocResults {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct AllocPathResult {
     pub path: AllocPath,
     pub skipped: Option<String>,
@@ -103,7 +106,7 @@ pub struct AllocPathResult {
 
 /// `mmap` + `munmap` calls over `ops` operations, and how they were counted.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct MappingCalls {
     pub method: CountMethod,
     pub ops: Option<u64>,
@@ -113,7 +116,7 @@ pub struct MappingCalls {
     pub total: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum CountMethod {
     /// `strace -c -e trace=mmap,munmap` on a fresh process doing the same

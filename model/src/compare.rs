@@ -3,6 +3,7 @@
 //! measured. One definition, used by the collector's summary, the charts and
 //! the chapters.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
@@ -29,7 +30,7 @@ pub fn coefficient_of_variation(samples: &[f64]) -> Option<f64> {
 }
 
 /// A difference between two distributions held against the A-vs-A noise.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Verdict {
     /// Relative difference of the two medians compared.
     pub difference: f64,

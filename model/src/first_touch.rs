@@ -3,6 +3,7 @@
 //! The free memory and buddy allocator state before it are
 //! [`crate::memory::MemorySnapshot`], shared with THP.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
@@ -13,7 +14,9 @@ pub use crate::memory::{BuddyZone, MemorySnapshot};
 pub const EXPERIMENT: &str = crate::Kind::FirstTouch.name();
 
 /// Every way of getting memory the study compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// `mmap` + `madvise(MADV_NOHUGEPAGE)`: plain 4 KiB pages.
@@ -99,7 +102,7 @@ impl Mode {
 }
 
 /// The three timed phases of one repetition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     Allocation,
@@ -141,7 +144,7 @@ pub fn is_allocator_path_check(name: &str) -> bool {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct FirstTouchResults {
     /// The size asked for (`--size` or the default).
     pub requested_bytes: u64,
@@ -173,7 +176,7 @@ impl FirstTouchResults {
 
 /// All repetitions of one mode, with their summary.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ModeResult {
     pub mode: Mode,
     /// Set when this mode could not run here; then `samples` is empty.
@@ -190,7 +193,7 @@ pub struct ModeResult {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ModeSummary {
     pub allocation: Option<PhaseSummary>,
     pub first_pass: Option<PhaseSummary>,
@@ -209,7 +212,7 @@ impl ModeSummary {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct PhaseSummary {
     pub wall_ns: Summary,
     pub ns_per_page: Summary,
@@ -218,7 +221,7 @@ pub struct PhaseSummary {
 
 /// One repetition of one mode.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Sample {
     pub allocation: Option<PhaseSample>,
     pub first_pass: Option<PhaseSample>,
@@ -243,7 +246,7 @@ impl Sample {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct PhaseSample {
     pub wall_ns: f64,
     /// `wall_ns / pages`, the study's headline unit.
@@ -257,7 +260,7 @@ pub struct PhaseSample {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct ThpFaultCounters {
     pub thp_fault_alloc: i64,
     pub thp_fault_fallback: i64,
@@ -265,7 +268,7 @@ pub struct ThpFaultCounters {
     pub thp_fault_fallback_charge: Option<i64>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct AllocatorCalls {
     pub alloc: u64,
     pub alloc_zeroed: u64,

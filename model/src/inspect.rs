@@ -5,13 +5,14 @@
 
 use std::collections::BTreeMap;
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 /// The experiment's name in a run file.
 pub const EXPERIMENT: &str = crate::Kind::Inspect.name();
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct InspectResults {
     pub pid: u32,
     /// `comm` of the process, control characters removed.
@@ -51,7 +52,7 @@ pub struct InspectResults {
 /// The process's counters at one instant. A field is `None` when its file
 /// could not be read (see [`InspectResults::unreadable`]).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ProcessSample {
     /// Seconds since the first sample.
     pub t_s: f64,
@@ -80,7 +81,7 @@ pub struct ProcessSample {
 
 /// Settings that decide which symptoms can happen at all.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct SettingsInForce {
     pub thp_enabled: Option<String>,
     pub thp_defrag: Option<String>,
@@ -98,7 +99,9 @@ pub struct SettingsInForce {
 }
 
 /// The rows of `book/symptoms.md`, in its order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Symptom {
     FirstTouchFaults,
@@ -152,7 +155,7 @@ impl Symptom {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum Presence {
     Present,
@@ -171,7 +174,7 @@ impl Presence {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct SymptomVerdict {
     pub symptom: Symptom,
     pub verdict: Presence,
@@ -181,7 +184,7 @@ pub struct SymptomVerdict {
 }
 
 /// One measured number behind a verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Evidence {
     pub what: String,
     pub value: f64,

@@ -20,7 +20,7 @@ macro_rules! experiment_kinds {
         // A run holds one of each at most and is read a handful of times:
         // boxing the largest would only add noise to every match.
         #[allow(clippy::large_enum_variant)]
-        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, $crate::json::FromJson)]
         pub enum Results {
             $( $(#[$doc])* #[serde(rename = $name)] $variant($ty), )*
         }

@@ -1,13 +1,14 @@
 //! Latency distributions that keep the tail: percentiles, the mean next to
 //! them (to show how little it says), and the histogram they came from.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 /// One distribution of durations, in nanoseconds. Every field is optional
 /// because a published source reports only some of them; the collector
 /// fills them all.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Latency {
     /// How many values (iterations, operations or batches) it holds.
     pub n: Option<u64>,
@@ -25,7 +26,7 @@ pub struct Latency {
 }
 
 /// Values in `(previous upto_ns, upto_ns]`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Bucket {
     pub upto_ns: f64,
     pub count: u64,

@@ -9,6 +9,9 @@
 //! Units live in the field names (`_ns`, `_kib`, `_bytes`) so the JSON reads
 //! on its own.
 
+// The derived readers name this crate by its path, here too.
+extern crate self as pagewalk_model;
+
 pub mod alloc;
 pub mod compare;
 pub mod comparison;

@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 /// Recorded once per run. Fields the machine does not expose are `None`
 /// rather than guessed.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct MachineContext {
     pub cpu: Cpu,
     pub kernel_release: String,
@@ -27,7 +28,7 @@ pub struct MachineContext {
     pub vulnerabilities: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Cpu {
     pub vendor: String,
     pub model_name: String,
@@ -40,14 +41,14 @@ pub struct Cpu {
 /// The selected value of each THP knob (the word in brackets in sysfs);
 /// `None` when the file is missing (no THP support).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ThpSettings {
     pub enabled: Option<String>,
     pub defrag: Option<String>,
     pub khugepaged_defrag: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct HugetlbPool {
     pub page_kib: u64,
     pub nr_hugepages: u64,
@@ -55,7 +56,7 @@ pub struct HugetlbPool {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Virtualization {
     /// CPUID leaf 1, ECX bit 31.
     pub hypervisor_bit: bool,
@@ -63,7 +64,7 @@ pub struct Virtualization {
     pub hypervisor_vendor: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct PmuAccess {
     /// Whether `perf_event_open` of a hardware cycle counter on this process
     /// succeeded.
@@ -73,7 +74,7 @@ pub struct PmuAccess {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct MemoryInfo {
     pub mem_total_kib: u64,
     pub mem_available_kib: u64,

@@ -1,10 +1,11 @@
 //! Free memory and the buddy allocator's free blocks, read from `/proc`
 //! before an experiment that needs fresh memory (first touch, THP).
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct MemorySnapshot {
     pub mem_free_kib: u64,
     pub mem_available_kib: u64,
@@ -34,7 +35,7 @@ impl MemorySnapshot {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct BuddyZone {
     pub node: u32,
     pub zone: String,

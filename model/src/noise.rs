@@ -3,6 +3,7 @@
 //! other (A vs A) next to a real difference (A vs B), and the scheduling and
 //! isolation levers this machine has.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::compare::Verdict;
@@ -12,7 +13,9 @@ use crate::stats::Summary;
 pub const EXPERIMENT: &str = crate::Kind::Noise.name();
 
 /// One batch of runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Condition {
     /// Pinned to one CPU (`sched_setaffinity`).
@@ -53,7 +56,9 @@ impl Condition {
 }
 
 /// What a comparison holds against what.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ComparisonKind {
     /// pinned vs pinned-again: the noise floor.
@@ -75,7 +80,7 @@ impl ComparisonKind {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct NoiseResults {
     /// What one run computes.
     pub workload: Option<String>,
@@ -109,7 +114,7 @@ impl NoiseResults {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct NoiseBatch {
     pub condition: Condition,
     pub skipped: Option<String>,
@@ -125,7 +130,7 @@ pub struct NoiseBatch {
     pub migrated_runs: Option<u32>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Comparison {
     pub kind: ComparisonKind,
     pub a: Condition,
@@ -135,7 +140,7 @@ pub struct Comparison {
 
 /// What the machine says about CPU frequency.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Frequency {
     /// `/sys/devices/system/cpu/cpu0/cpufreq` exists.
     pub cpufreq_visible: bool,
@@ -149,7 +154,7 @@ pub struct Frequency {
 /// The scheduling and isolation levers, and which of them this machine has
 /// in force or available. `None` where it could not be read.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct SchedLevers {
     /// CPUs this process may run on (`taskset -p`), as a CPU list.
     pub allowed_cpus: Option<String>,

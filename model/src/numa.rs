@@ -5,12 +5,15 @@
 
 use std::collections::BTreeMap;
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
 pub const EXPERIMENT: &str = crate::Kind::Numa.name();
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Placement {
     /// One thread, on the first node, writes every page.
@@ -33,7 +36,7 @@ impl Placement {
 /// Also stored when the experiment is skipped (one node): the topology is
 /// what the chapter needs to say why.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct NumaResults {
     pub nodes: Vec<NumaNode>,
     /// `/proc/sys/kernel/numa_balancing` (1: pages migrate under you).
@@ -51,7 +54,7 @@ impl NumaResults {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct NumaNode {
     pub id: u32,
     /// CPU list, as the kernel writes it (`0-3,8-11`).
@@ -59,7 +62,7 @@ pub struct NumaNode {
     pub mem_total_kib: Option<u64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct PlacementResult {
     pub placement: Placement,
     pub threads: u32,

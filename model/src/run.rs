@@ -1,6 +1,7 @@
 //! One file in `data/`: who produced it, on what machine, and what each
 //! experiment found.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::alloc::AllocResults;
@@ -17,7 +18,7 @@ use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
 /// A whole JSON file: one collector run, or a set of transcribed published
 /// reference figures.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct RunFile {
     pub schema_version: u32,
     pub provenance: Provenance,
@@ -31,7 +32,7 @@ pub struct RunFile {
 /// published figure for something measured here, so the two are different
 /// variants, not a flag.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Provenance {
     /// Measured by `collector run` on the machine in [`RunFile::machine`].
@@ -87,7 +88,7 @@ impl RunFile {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Ran; `results` holds what it found (its checks may still have failed).
@@ -121,7 +122,7 @@ impl Status {
 
 /// One experiment's outcome inside a run.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ExperimentRecord {
     /// The name `collector run NAME` takes, e.g. `first-touch`.
     pub name: String,
@@ -226,7 +227,7 @@ impl Kind {
 
 /// A premise an experiment checked with a counter, kept as data so a failed
 /// one is reported rather than hidden.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct Check {
     /// What was checked, e.g. `first pass faults == pages`.
     pub name: String,

@@ -1,9 +1,10 @@
 //! Distribution summaries: every repeated measurement keeps its samples and
 //! a min/median/max, never only a mean.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Summary {
     pub n: usize,
     pub min: f64,

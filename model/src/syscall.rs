@@ -2,6 +2,7 @@
 //! next to what the vDSO avoids, what a file round trip adds, what tracing
 //! multiplies, and what waiting for another thread costs.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::latency::Latency;
@@ -9,7 +10,9 @@ use crate::latency::Latency;
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
 pub const EXPERIMENT: &str = crate::Kind::Syscall.name();
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SyscallOp {
     /// `clock_gettime(CLOCK_MONOTONIC)` through the vDSO: no kernel entry.
@@ -55,7 +58,7 @@ impl SyscallOp {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct SyscallResults {
     pub ops: Vec<SyscallOpResult>,
     /// The speculative-execution mitigations that bear on kernel entry and
@@ -73,7 +76,7 @@ impl SyscallResults {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct SyscallOpResult {
     pub op: SyscallOp,
     pub skipped: Option<String>,
@@ -86,7 +89,7 @@ pub struct SyscallOpResult {
 }
 
 /// One file of `/sys/devices/system/cpu/vulnerabilities/`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct Mitigation {
     pub name: String,
     /// The kernel's verdict, e.g. `Mitigation: Retpolines` or `Not affected`.

@@ -2,6 +2,7 @@
 //! timed per iteration, as written and after pre-faulting. The first-touch
 //! faults land on a few iterations, so p99.9 moves and the mean barely does.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::latency::Latency;
@@ -11,7 +12,9 @@ use crate::stats::Summary;
 pub const EXPERIMENT: &str = crate::Kind::Tail.name();
 
 /// How the memory the hot loop walks into was prepared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum TailVariant {
     /// A plain `mmap`: every new page faults inside the hot loop.
@@ -74,7 +77,7 @@ impl TailVariant {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TailResults {
     /// Fresh memory the hot loop walks through, per repetition.
     pub region_bytes: Option<u64>,
@@ -98,7 +101,7 @@ impl TailResults {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TailVariantResult {
     pub variant: TailVariant,
     /// Why this variant could not run (e.g. `mlockall` not permitted).
@@ -116,7 +119,7 @@ pub struct TailVariantResult {
     pub repetitions: Vec<TailRepetition>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TailRepetition {
     pub prepare_ns: f64,
     pub hot_minor_faults: u64,

@@ -3,6 +3,11 @@
 //! before), for every node of the committed files, each changed in every
 //! way a hand-edited file goes wrong: a wrong type, null, a number too big,
 //! an unknown key, a missing one.
+//!
+//! One difference is on purpose: inside an internally tagged enum
+//! (`provenance`), serde's derive reads the fields from a buffer that
+//! loses the path, so it says `provenance`; this reader names the field
+//! (`provenance.run_id`). [`agrees`] allows exactly that.
 
 use pagewalk_model::{json, RunFile};
 use serde_json::{json as value, Value};
@@ -67,6 +72,22 @@ fn before(v: &Value) -> Result<(), (Option<String>, String)> {
         })
 }
 
+/// The same result, or the same message at a field inside `provenance`
+/// where serde could only name `provenance`.
+fn agrees(
+    now: &Result<(), (Option<String>, String)>,
+    before: &Result<(), (Option<String>, String)>,
+) -> bool {
+    match (now, before) {
+        (Err((Some(field), message)), Err((Some(old), old_message)))
+            if old == "provenance" && message == old_message =>
+        {
+            field == old || field.starts_with("provenance.")
+        }
+        _ => now == before,
+    }
+}
+
 fn now(v: &Value) -> Result<(), (Option<String>, String)> {
     json::from_value::<RunFile>(v)
         .map(drop)
@@ -103,7 +124,11 @@ fn every_changed_node_gets_the_same_error_as_before() {
                 }
                 let mut changed = doc.clone();
                 *changed.pointer_mut(at).unwrap() = r.clone();
-                assert_eq!(now(&changed), before(&changed), "{name}: {at} = {r}");
+                let (now, before) = (now(&changed), before(&changed));
+                assert!(
+                    agrees(&now, &before),
+                    "{name}: {at} = {r}\n   now: {now:?}\nbefore: {before:?}"
+                );
                 checked += 1;
             }
             if let Some(map) = original.as_object() {
@@ -114,10 +139,10 @@ fn every_changed_node_gets_the_same_error_as_before() {
                         .and_then(Value::as_object_mut)
                         .unwrap()
                         .remove(key);
-                    assert_eq!(
-                        now(&changed),
-                        before(&changed),
-                        "{name}: {at} without {key}"
+                    let (now, before) = (now(&changed), before(&changed));
+                    assert!(
+                        agrees(&now, &before),
+                        "{name}: {at} without {key}\n   now: {now:?}\nbefore: {before:?}"
                     );
                     checked += 1;
                 }

@@ -84,7 +84,7 @@ fn grow_memory(_bytes: u64) -> Result<*mut u8, String> {
     Err("memory.grow exists only in WebAssembly".to_string())
 }
 
-fn parse<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, String> {
+fn parse<T: pagewalk_model::json::FromJson>(what: &str, text: &str) -> Result<T, String> {
     pagewalk_model::json::from_str(text).map_err(|e| format!("bad {what} parameters: {e}"))
 }
 

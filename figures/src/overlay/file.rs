@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use pagewalk_model::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use super::Overlay;
@@ -47,7 +48,7 @@ pub fn file_overlay(label: &str, spec: &ChartSpec) -> Overlay {
 }
 
 /// A file the reader loaded, validated and charted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct LoadedFile {
     pub label: String,
     /// What the file is: `collector run 2026...` or the reference's name.

@@ -7,13 +7,14 @@ mod file;
 
 pub use file::{file_overlay, load_file, LoadedFile};
 
+use pagewalk_model::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{Category, ChartSpec, Marker, Role, Series};
 
 /// Series (and, for bar charts, the categories they need) to lay over a
 /// chart.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Overlay {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<Category>,

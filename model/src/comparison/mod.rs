@@ -14,6 +14,7 @@ pub mod display;
 mod headline;
 mod setup;
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::compare::Verdict;
@@ -25,7 +26,7 @@ pub use setup::{differences, SetupDifference};
 
 /// The whole comparison, in the order a reader needs it: what differs in
 /// the setup, then one row per figure and compared run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct RunComparison {
     /// Run labels; the first is the baseline every other run is held against.
     pub runs: Vec<String>,
@@ -33,7 +34,7 @@ pub struct RunComparison {
     pub rows: Vec<Row>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     Faster,
@@ -57,7 +58,7 @@ impl Outcome {
 
 /// One figure of one run against the baseline's.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Row {
     pub experiment: String,
     pub figure: String,

@@ -2,12 +2,13 @@
 //! kernel or THP setting changes what a figure means, so these are listed
 //! first.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::run::{Provenance, RunFile};
 
 /// One setting that is not the same in every run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct SetupDifference {
     pub what: String,
     /// One value per run, in the order the runs were given.

@@ -4,6 +4,7 @@
 //! two page regimes, so they share [`ChasePoint`] and [`Regime`], defined
 //! here; each experiment's results are in a file of their own.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
@@ -25,7 +26,9 @@ pub const TLB_REACH: &str = crate::Kind::TlbReach.name();
 pub const THP: &str = crate::Kind::Thp.name();
 
 /// How the chased region is backed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Regime {
     /// `MADV_NOHUGEPAGE`: every 4 KiB page needs its own translation.
@@ -58,7 +61,7 @@ impl Regime {
 /// One chase over one region: every repetition kept, and the counters that
 /// prove what was timed.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ChasePoint {
     /// Bytes spanned by the chased slots (the x axis of the staircase).
     pub region_bytes: u64,
@@ -107,7 +110,7 @@ impl ChasePoint {
 /// error): `MADV_COLLAPSE` returns `EINVAL` on kernels without it and
 /// `ENOMEM`/`EAGAIN` when no huge page could be found.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct AdviceOutcome {
     /// e.g. `MADV_COLLAPSE`.
     pub advice: String,
@@ -120,7 +123,7 @@ pub struct AdviceOutcome {
 
 /// One page regime's curve.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Curve {
     pub regime: Regime,
     /// Why this regime could not run (THP disabled...); then no points.
@@ -130,7 +133,7 @@ pub struct Curve {
 
 /// Whether each counter could be opened, and why not (no PMU in a VM,
 /// `perf_event_paranoid`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct CounterStatus {
     /// `PERF_TYPE_HW_CACHE` dTLB read misses, user space only.
     pub dtlb_load_misses: CounterState,
@@ -138,7 +141,7 @@ pub struct CounterStatus {
     pub page_faults: CounterState,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct CounterState {
     pub available: bool,
     /// How it was opened, or the error that stopped it.
@@ -146,7 +149,7 @@ pub struct CounterState {
 }
 
 /// TLB and cache geometry as the machine describes itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Geometry {
     /// Where the TLB figures came from, e.g. `CPUID 0x80000005/0x80000006
     /// (AMD)`, or why there are none.
@@ -172,7 +175,7 @@ impl Geometry {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum TlbKind {
     Data,
@@ -181,7 +184,7 @@ pub enum TlbKind {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct TlbLevel {
     /// 1 for the L1 dTLB, 2 for the second-level (STLB / L2 TLB).
     pub level: u8,
@@ -199,7 +202,7 @@ impl TlbLevel {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct CacheLevel {
     pub level: u8,
     /// `Data`, `Instruction` or `Unified`, as sysfs says.
@@ -208,7 +211,7 @@ pub struct CacheLevel {
 }
 
 /// What a step in a latency curve is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum StepKind {
     /// Stays put when the pages get bigger: a cache level filling up.
@@ -221,7 +224,7 @@ pub enum StepKind {
 
 /// A rise in a latency curve found by the step detector.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Step {
     /// The regime whose curve has the step.
     pub regime: Regime,
@@ -247,7 +250,7 @@ pub struct Step {
 
 /// One expected bend (from CPUID or sysfs) against what the curve showed.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Agreement {
     /// e.g. `L1 dTLB reach, 4 KiB pages`.
     pub what: String,
@@ -264,7 +267,7 @@ pub struct Agreement {
 /// A published latency level in a source's own words: a size range and an
 /// ns range, either end possibly unreported.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct PublishedLevel {
     pub from_bytes: Option<u64>,
     pub to_bytes: Option<u64>,
@@ -278,7 +281,7 @@ pub struct PublishedLevel {
     pub actual: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ValueRange {
     pub min: f64,
     pub max: f64,

@@ -1,5 +1,6 @@
 //! `staircase`: ns per load against region size, in both page regimes.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, PublishedLevel, Regime, Step};
@@ -7,7 +8,7 @@ use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, PublishedLevel,
 /// `staircase` results. The run parameters are absent in published
 /// figures, whose source did not give them.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct StaircaseResults {
     /// The largest region asked for and the largest used (the memory guard
     /// may scale it down; then `size_note` says why).

@@ -1,6 +1,7 @@
 //! `thp`: 4 KiB against huge pages at large sizes, what the kernel granted,
 //! `MADV_COLLAPSE` and a `MAP_HUGETLB` attempt.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use super::{ChasePoint, CounterStatus};
@@ -9,7 +10,7 @@ use crate::memory::MemorySnapshot;
 
 /// `thp` results.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ThpResults {
     pub settings: ThpSettings,
     pub repetitions: Option<u32>,
@@ -23,7 +24,7 @@ pub struct ThpResults {
 
 /// One region size, chased with 4 KiB and with huge pages.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct ThpSize {
     pub requested_bytes: u64,
     pub size_bytes: u64,
@@ -37,7 +38,7 @@ pub struct ThpSize {
 /// `mmap(MAP_HUGETLB)` from the hugetlbfs pool. With no pages reserved the
 /// attempt fails by design: that is the result, not an error.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct HugetlbAttempt {
     pub page_bytes: u64,
     /// The pool when the attempt was made.
@@ -56,7 +57,7 @@ pub struct HugetlbAttempt {
 }
 
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 pub struct HugetlbReservation {
     /// `--reserve-hugepages N` as given.
     pub requested: u64,

@@ -1,5 +1,6 @@
 //! `tlb-reach`: ns per load against pages touched, the data kept in cache.
 
+use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, Regime, Step};
@@ -11,7 +12,7 @@ use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, Regime, Step};
 /// spelled out in both rather than in a `#[serde(flatten)]` struct: flatten
 /// would lose the field path a load error names ([`crate::json`]).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TlbReachResults {
     /// Line offset step: page `i` holds its line at `(i * k) mod 64`.
     pub line_step: u64,
