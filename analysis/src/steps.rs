@@ -176,11 +176,26 @@ fn median3(v: &[f64]) -> Vec<f64> {
             if i == 0 || i + 1 == v.len() {
                 return v[i];
             }
-            let mut w = [v[i - 1], v[i], v[i + 1]];
-            w.sort_by(f64::total_cmp);
-            w[1]
+            middle(v[i - 1], v[i], v[i + 1])
         })
         .collect()
+}
+
+/// The middle of three values in `total_cmp` order, without sorting
+/// (a sort instantiation is kilobytes in the page's WebAssembly).
+fn middle(a: f64, b: f64, c: f64) -> f64 {
+    let (lo, hi) = if a.total_cmp(&b).is_le() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    if c.total_cmp(&lo).is_le() {
+        lo
+    } else if c.total_cmp(&hi).is_ge() {
+        hi
+    } else {
+        c
+    }
 }
 
 /// How far apart two sizes are, in doublings.

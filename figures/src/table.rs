@@ -203,7 +203,7 @@ fn xs(spec: &ChartSpec) -> Vec<f64> {
         .flat_map(|s| &s.points)
         .filter_map(|p| p.x)
         .collect();
-    xs.sort_by(|a, b| a.total_cmp(b));
+    pagewalk_model::sort::sort_floats(&mut xs);
     xs.dedup();
     xs
 }

@@ -107,7 +107,7 @@ pub fn plan(params: &FirstTouchParams) -> Result<(Vec<u64>, Option<String>), Str
         .filter(|&&m| m > 0)
         .map(|&m| m.saturating_mul(MIB))
         .collect();
-    sizes.sort_unstable();
+    pagewalk_model::sort::heap_sort_by(&mut sizes, |a, b| a < b);
     sizes.dedup();
     if sizes.is_empty() {
         return Err("no size to measure".to_string());

@@ -31,7 +31,11 @@ pub fn fixed(v: f64, decimals: usize) -> String {
         out.push_str(&text);
     } else {
         let padded = format!("{text:0>width$}", width = decimals + 1);
-        let (int, frac) = padded.split_at(padded.len() - decimals);
+        // `checked`: a slice that could panic would link core's panic text
+        // for it, with its Unicode tables, into the page.
+        let (int, frac) = padded
+            .split_at_checked(padded.len() - decimals)
+            .unwrap_or((&padded, ""));
         out.push_str(int);
         out.push('.');
         out.push_str(frac);
@@ -64,7 +68,10 @@ pub fn shortest(v: f64) -> String {
     // The digits, and how many of them come before the point.
     let all = format!("{int}{frac}");
     let lead = all.len() - all.trim_start_matches('0').len();
-    let mut digits = all[lead..].trim_end_matches('0').to_string();
+    let mut digits = all
+        .trim_start_matches('0')
+        .trim_end_matches('0')
+        .to_string();
     let mut point = int.len() as i32 + exp - lead as i32;
     // Exactly halfway between two shortest candidates, serde_json takes the
     // even one and `format!` the one above.
@@ -79,7 +86,9 @@ pub fn shortest(v: f64) -> String {
         out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
         out.push_str(digits);
     } else if (point as usize) < digits.len() {
-        let (i, f) = digits.split_at(point as usize);
+        let (i, f) = digits
+            .split_at_checked(point as usize)
+            .unwrap_or((digits, ""));
         out.push_str(i);
         out.push('.');
         out.push_str(f);

@@ -28,6 +28,7 @@ pub mod memory;
 pub mod noise;
 pub mod numa;
 pub mod run;
+pub mod sort;
 pub mod stats;
 pub mod syscall;
 pub mod tail;

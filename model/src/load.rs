@@ -87,8 +87,7 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         ));
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| err(None, format!("not valid JSON: {e}")))?;
+    let value = crate::json::parse(text).map_err(|e| err(None, format!("not valid JSON: {e}")))?;
     // The version decides how to read the rest, so check it before anything
     // else: a newer file must say "newer", not "unknown field".
     let version = value.get("schema_version").ok_or_else(|| {
@@ -100,7 +99,10 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
     let version = version.as_u64().ok_or_else(|| {
         err(
             Some("schema_version".into()),
-            format!("expected a whole number, found {version}"),
+            format!(
+                "expected a whole number, found {}",
+                crate::json::describe(version)
+            ),
         )
     })?;
     if version > SCHEMA_VERSION as u64 {
@@ -211,7 +213,10 @@ fn validate_provenance(p: &Provenance) -> Result<(), (String, String)> {
     if run_id.is_empty() || run_id.len() > 64 || !run_id.chars().all(plain) {
         return Err((
             field("run_id"),
-            format!("{run_id:?} is not a run id (letters, digits and dashes, at most 64)"),
+            format!(
+                "{} is not a run id (letters, digits and dashes, at most 64)",
+                crate::json::quoted(run_id)
+            ),
         ));
     }
     Ok(())

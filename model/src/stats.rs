@@ -20,7 +20,7 @@ impl Summary {
             return None;
         }
         let mut v = samples.to_vec();
-        v.sort_by(|a, b| a.total_cmp(b));
+        crate::sort::sort_floats(&mut v);
         let n = v.len();
         let median = if n % 2 == 1 {
             v[n / 2]

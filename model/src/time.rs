@@ -19,13 +19,19 @@ pub struct UtcTime {
 impl UtcTime {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z`.
     pub fn parse(s: &str) -> Result<UtcTime, String> {
-        let bad = || format!("is not a UTC timestamp like 2026-11-30T09:00:14Z: {s:?}");
+        let bad = || {
+            format!(
+                "is not a UTC timestamp like 2026-11-30T09:00:14Z: {}",
+                crate::json::quoted(s)
+            )
+        };
         let b = s.as_bytes();
         if b.len() < 20 || b.len() > 30 || !s.is_ascii() {
             return Err(bad());
         }
         let digits = |from: usize, to: usize| -> Result<u32, String> {
-            let part = &s[from..to];
+            // `get`: ASCII, so never `None`, and no panic path in the page.
+            let part = s.get(from..to).unwrap_or_default();
             if part.bytes().all(|c| c.is_ascii_digit()) {
                 part.parse().map_err(|_| bad())
             } else {
@@ -36,7 +42,7 @@ impl UtcTime {
         if seps.iter().any(|&(i, c)| b[i] != c) || b[b.len() - 1] != b'Z' {
             return Err(bad());
         }
-        let nanos = match &s[19..s.len() - 1] {
+        let nanos = match s.get(19..s.len() - 1).unwrap_or_default() {
             "" => 0,
             frac => {
                 let f = frac.strip_prefix('.').ok_or_else(bad)?;

@@ -23,8 +23,14 @@
 use pagewalk_lab::charts;
 use pagewalk_lab::first_touch::{FirstTouchParams, Grow};
 use pagewalk_lab::{chase::ChaseParams, tlb::TlbParams, Clock, Progress, TimerInfo};
-use serde_json::{json, Value};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
+
+/// The modules run single-threaded (no `atomics`), what talc's wasm
+/// allocator needs.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 #[wasm_bindgen]
 extern "C" {
@@ -89,10 +95,31 @@ fn parse<T: pagewalk_model::json::FromJson>(what: &str, text: &str) -> Result<T,
 }
 
 fn report(value: Result<Value, String>) -> String {
-    match value {
-        Ok(v) => v.to_string(),
-        Err(e) => json!({ "error": e }).to_string(),
+    let v = value.unwrap_or_else(|e| object(vec![("error", Value::String(e))]));
+    text(&v)
+}
+
+/// `v` as JSON text. Not `Value`'s `to_string`, whose `Display` adapter
+/// builds an `io::Error` from a string and so links `Debug` formatting.
+fn text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// `x` as JSON. Not `serde_json::json!`, which unwraps each conversion:
+/// that panic's message would bring `Debug` formatting, with its Unicode
+/// tables, into the module, and these types always convert.
+fn value<T: serde::Serialize>(x: &T) -> Value {
+    serde_json::to_value(x).unwrap_or(Value::Null)
+}
+
+/// `{"key": value, ...}`, inserted one by one: collecting into the map
+/// would compile a sort per caller.
+fn object(entries: Vec<(&str, Value)>) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in entries {
+        map.insert(k.to_string(), v);
     }
+    Value::Object(map)
 }
 
 fn reporter() -> impl FnMut(Progress) {
@@ -106,7 +133,7 @@ fn measure_timer(cross_origin_isolated: bool) -> TimerInfo {
 /// `{"resolution_ns", "readings", "cross_origin_isolated"}`.
 #[wasm_bindgen]
 pub fn timer(cross_origin_isolated: bool) -> String {
-    json!(measure_timer(cross_origin_isolated)).to_string()
+    text(&value(&measure_timer(cross_origin_isolated)))
 }
 
 /// Runs first touch; `params` is a `FirstTouchParams`. Returns
@@ -123,10 +150,11 @@ pub fn first_touch(params: &str, cross_origin_isolated: bool) -> String {
             &mut WasmMemory,
             &mut reporter(),
         );
-        json!({
-            "report": r,
-            "series": { charts::FIRST_TOUCH: { "series": charts::first_touch_series(&r) } },
-        })
+        let series = object(vec![("series", value(&charts::first_touch_series(&r)))]);
+        object(vec![
+            ("report", value(&r)),
+            ("series", object(vec![(charts::FIRST_TOUCH, series)])),
+        ])
     }))
 }
 
@@ -136,13 +164,16 @@ pub fn chase(params: &str, cross_origin_isolated: bool) -> String {
     report(parse::<ChaseParams>("chase", params).map(|p| {
         let timer = measure_timer(cross_origin_isolated);
         let r = pagewalk_lab::chase::run(&p, timer, &PerformanceClock, &mut reporter());
-        let series = json!({ "series": charts::chase_series(&r) });
+        let series = object(vec![("series", value(&charts::chase_series(&r)))]);
         // Also over the collector's staircase chart, where a page has it:
         // the same chase, the same axes.
-        json!({
-            "report": r,
-            "series": { charts::CHASE: series, "staircase": series },
-        })
+        object(vec![
+            ("report", value(&r)),
+            (
+                "series",
+                object(vec![(charts::CHASE, series.clone()), ("staircase", series)]),
+            ),
+        ])
     }))
 }
 
@@ -152,11 +183,14 @@ pub fn tlb_model(params: &str) -> String {
     report(parse::<TlbParams>("tlb-model", params).map(|p| {
         let r = pagewalk_lab::tlb::run(&p);
         let markers = charts::tlb_markers(&r);
-        json!({
-            "report": r,
-            "series": { charts::TLB_MODEL: { "series": charts::tlb_series(&r) } },
-            "markers": charts::TLB_MARKED.iter().map(|c| (c.to_string(), json!(markers))).collect::<serde_json::Map<_, _>>(),
-        })
+        let series = object(vec![("series", value(&charts::tlb_series(&r)))]);
+        let markers = value(&markers);
+        let marked = charts::TLB_MARKED.iter().map(|&c| (c, markers.clone()));
+        object(vec![
+            ("report", value(&r)),
+            ("series", object(vec![(charts::TLB_MODEL, series)])),
+            ("markers", object(marked.collect())),
+        ])
     }))
 }
 
@@ -168,7 +202,7 @@ pub fn load_file(label: &str, bytes: &[u8], charts: &str) -> String {
     report(
         parse::<Vec<String>>("chart list", charts)
             .and_then(|c| pagewalk_figures::overlay::load_file(label, bytes, &c))
-            .map(|f| json!({ "file": f })),
+            .map(|f| object(vec![("file", value(&f))])),
     )
 }
 
@@ -179,7 +213,7 @@ pub fn load_file(label: &str, bytes: &[u8], charts: &str) -> String {
 #[wasm_bindgen]
 pub fn compare_files(names: &str, lengths: &str, bytes: &[u8]) -> String {
     report(split_files(names, lengths, bytes).and_then(|files| {
-        pagewalk_lab::compare::compare_files(&files).map(|t| json!({ "table": t }))
+        pagewalk_lab::compare::compare_files(&files).map(|t| object(vec![("table", value(&t))]))
     }))
 }
 

@@ -24,6 +24,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, MutationObserver, MutationObserverInit};
 
+/// The modules run single-threaded (no `atomics`), what talc's wasm
+/// allocator needs.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 mod csv;
 mod events;
 

@@ -33,7 +33,16 @@ fn place_markers<'a>(x: &'a Axis, scale: &ValueScale, w: f64) -> (Vec<Placed<'a>
         .iter()
         .filter(|m| scale.places(m.x) && (scale.lo..=scale.hi).contains(&m.x))
         .collect();
-    shown.sort_by(|a, b| a.x.total_cmp(&b.x));
+    // By x, stable. The markers are a handful (caches, TLB levels, steps
+    // found), so an insertion sort: the data table's sort of x values
+    // stays the only slice sort in the chart component's wasm.
+    for i in 1..shown.len() {
+        let mut j = i;
+        while j > 0 && shown[j - 1].x.total_cmp(&shown[j].x).is_gt() {
+            shown.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let right = scale.px0.max(scale.px1);
     let mut row_end = [f64::NEG_INFINITY; MARKER_ROWS];
     let mut rows = 0;

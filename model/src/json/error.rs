@@ -40,7 +40,7 @@ impl FieldError {
     pub(super) fn invalid_type(found: &Value, expected: &str) -> FieldError {
         FieldError::new(format!(
             "invalid type: {}, expected {expected}",
-            what(found)
+            describe(found)
         ))
     }
 
@@ -49,7 +49,7 @@ impl FieldError {
     pub(super) fn invalid_value(found: &Value, expected: &str) -> FieldError {
         FieldError::new(format!(
             "invalid value: {}, expected {expected}",
-            what(found)
+            describe(found)
         ))
     }
 
@@ -145,8 +145,10 @@ impl fmt::Display for FieldError {
 
 impl std::error::Error for FieldError {}
 
-/// What was found, in serde's words (`null`, ``floating point `1.5` ``).
-fn what(v: &Value) -> String {
+/// What was found, in serde's words (`null`, ``floating point `1.5` ``,
+/// `string "x"`): a value named without writing it out as JSON, whose
+/// writer would bring `Debug` formatting into the page.
+pub fn describe(v: &Value) -> String {
     match v {
         Value::Null => "null".to_string(),
         Value::Bool(b) => format!("boolean `{b}`"),
@@ -166,7 +168,7 @@ fn what(v: &Value) -> String {
 /// overrides, byte order mark) as `\u{..}`. Written out rather than
 /// `{:?}`, whose Unicode tables would be the larger part of this module
 /// in the page.
-fn quoted(s: &str) -> String {
+pub fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

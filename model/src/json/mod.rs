@@ -2,8 +2,8 @@
 //! the worker's parameters), with the path of the field that does not fit
 //! (`experiments[0].results.first-touch.pages`).
 //!
-//! The text is parsed into a [`serde_json::Value`] first (the run files'
-//! limits are checked on that tree), then each type reads itself from the
+//! The text is parsed into a [`serde_json::Value`] first, by [`parse()`]
+//! (the run files' limits are checked on that tree), then each type reads itself from the
 //! tree with [`FromJson`], derived by `#[derive(FromJson)]` from the same
 //! `#[serde]` attributes serde's derive reads, so one set of attributes
 //! says how a type is written and read.
@@ -22,10 +22,11 @@
 
 mod error;
 mod impls;
+mod parse;
 #[doc(hidden)]
 pub mod read;
 
-pub use error::FieldError;
+pub use error::{describe, quoted, FieldError};
 pub use pagewalk_model_derive::FromJson;
 pub use serde_json::Value;
 
@@ -47,8 +48,13 @@ pub trait FromJson: Sized {
 
 /// Parses `text` and reads a `T` from it.
 pub fn from_str<T: FromJson>(text: &str) -> Result<T, FieldError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| FieldError::new(e.to_string()))?;
-    from_value(&value)
+    from_value(&parse(text)?)
+}
+
+/// Parses JSON text into a tree, as `serde_json::from_str::<Value>` does
+/// (the same text accepted, the same error where it is not; see `parse`).
+pub fn parse(text: &str) -> Result<Value, FieldError> {
+    parse::parse(text)
 }
 
 /// Reads a `T` from a parsed tree.

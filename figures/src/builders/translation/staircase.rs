@@ -91,7 +91,7 @@ fn published_points(levels: &[PublishedLevel]) -> Vec<Point> {
             _ => {}
         }
     }
-    out.sort_by(|a, b| a.x.partial_cmp(&b.x).unwrap_or(std::cmp::Ordering::Equal));
+    pagewalk_model::sort::heap_sort_by(&mut out, |a, b| a.x < b.x);
     out
 }
 

@@ -23,7 +23,7 @@ pub fn thp(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
                 .map(|s| s.size_bytes)
         })
         .collect();
-    sizes.sort_unstable();
+    pagewalk_model::sort::heap_sort_by(&mut sizes, |a, b| a < b);
     sizes.dedup();
     let mut series = Vec::new();
     for src in &sources {

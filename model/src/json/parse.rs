@@ -1,0 +1,547 @@
+//! JSON text to a [`Value`] tree, accepting exactly what serde_json
+//! accepts and saying what it says where it stops (`expected `,` or `]` at
+//! line 3 column 7`); `tests/json_parse.rs` holds the two together on the
+//! committed files, on every prefix of them and on mutated text.
+//!
+//! Why not `serde_json::from_str::<Value>`: in the page's WebAssembly its
+//! reader (serde's visitor for `Value`, the generic deserializer and its
+//! error text) was a sixth of the chart component, and this is a few
+//! kilobytes. serde_json still writes every file and builds the tree's
+//! types. Numbers are read as serde_json reads them with `float_roundtrip`
+//! (the exact nearest `f64`); whole numbers stay `u64`/`i64` where they fit.
+//! Nesting 128 arrays and objects deep is refused, as serde_json
+//! refuses it, so a hostile file cannot exhaust the stack.
+
+use serde_json::{Map, Number, Value};
+
+use super::FieldError;
+
+/// serde_json's recursion limit: the 128th level is refused.
+const MAX_DEPTH: u32 = 128;
+
+pub(super) fn parse(text: &str) -> Result<Value, FieldError> {
+    let mut p = Parser {
+        source: text,
+        text: text.as_bytes(),
+        at: 0,
+        depth: 0,
+    };
+    let value = p.value()?;
+    p.blank();
+    if p.at < p.text.len() {
+        return Err(p.error_at_next("trailing characters"));
+    }
+    Ok(value)
+}
+
+struct Parser<'a> {
+    source: &'a str,
+    /// `source`'s bytes.
+    text: &'a [u8],
+    at: usize,
+    depth: u32,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    fn blank(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// `message at line L column C`, where C counts the bytes of the line
+    /// up to and including the last one read, as serde_json counts.
+    #[inline(never)]
+    fn error(&self, message: &str) -> FieldError {
+        let read = &self.text[..self.at.min(self.text.len())];
+        let line = 1 + read.iter().filter(|&&b| b == b'\n').count();
+        let column = read.len() - read.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        FieldError::new(format!("{message} at line {line} column {column}"))
+    }
+
+    /// The error after reading one more byte (serde_json reports the
+    /// position of the byte that was wrong).
+    fn error_at_next(&mut self, message: &str) -> FieldError {
+        self.at += 1;
+        self.error(message)
+    }
+
+    fn value(&mut self) -> Result<Value, FieldError> {
+        self.blank();
+        let Some(b) = self.peek() else {
+            return Err(self.error("EOF while parsing a value"));
+        };
+        match b {
+            b'n' => self.word("null", Value::Null),
+            b't' => self.word("true", Value::Bool(true)),
+            b'f' => self.word("false", Value::Bool(false)),
+            b'"' => {
+                self.at += 1;
+                self.string().map(Value::String)
+            }
+            b'-' | b'0'..=b'9' => self.number().map(Value::Number),
+            b'[' => self.nested(Parser::array),
+            b'{' => self.nested(Parser::object),
+            _ => Err(self.error_at_next("expected value")),
+        }
+    }
+
+    fn word(&mut self, word: &str, value: Value) -> Result<Value, FieldError> {
+        for &want in word.as_bytes() {
+            match self.peek() {
+                None => return Err(self.error("EOF while parsing a value")),
+                Some(b) if b == want => self.at += 1,
+                Some(_) => return Err(self.error_at_next("expected ident")),
+            }
+        }
+        Ok(value)
+    }
+
+    fn nested(
+        &mut self,
+        read: fn(&mut Self) -> Result<Value, FieldError>,
+    ) -> Result<Value, FieldError> {
+        self.depth += 1;
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error_at_next("recursion limit exceeded"));
+        }
+        self.at += 1;
+        let value = read(self);
+        self.depth -= 1;
+        value
+    }
+
+    fn array(&mut self) -> Result<Value, FieldError> {
+        let mut items = Vec::new();
+        self.blank();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(Value::Array(items));
+        }
+        if self.peek().is_none() {
+            return Err(self.error("EOF while parsing a list"));
+        }
+        loop {
+            items.push(self.value()?);
+            self.blank();
+            match self.peek() {
+                None => return Err(self.error("EOF while parsing a list")),
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Value::Array(items));
+                }
+                Some(b',') => {
+                    self.at += 1;
+                    self.blank();
+                    if self.peek() == Some(b']') {
+                        return Err(self.error_at_next("trailing comma"));
+                    }
+                }
+                Some(_) => return Err(self.error_at_next("expected `,` or `]`")),
+            }
+        }
+    }
+
+    fn object(&mut self) -> Result<Value, FieldError> {
+        let mut map = Map::new();
+        self.blank();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(Value::Object(map));
+        }
+        loop {
+            match self.peek() {
+                None => return Err(self.error("EOF while parsing an object")),
+                Some(b'"') => self.at += 1,
+                Some(_) => return Err(self.error_at_next("key must be a string")),
+            }
+            let key = self.string()?;
+            self.blank();
+            match self.peek() {
+                None => return Err(self.error("EOF while parsing an object")),
+                Some(b':') => self.at += 1,
+                Some(_) => return Err(self.error_at_next("expected `:`")),
+            }
+            let value = self.value()?;
+            map.insert(key, value);
+            self.blank();
+            match self.peek() {
+                None => return Err(self.error("EOF while parsing an object")),
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Value::Object(map));
+                }
+                Some(b',') => {
+                    self.at += 1;
+                    self.blank();
+                    match self.peek() {
+                        Some(b'}') => return Err(self.error_at_next("trailing comma")),
+                        None => return Err(self.error("EOF while parsing a value")),
+                        Some(_) => {}
+                    }
+                }
+                Some(_) => return Err(self.error_at_next("expected `,` or `}`")),
+            }
+        }
+    }
+
+    /// The source between two byte offsets that fall before or after an
+    /// ASCII byte, so on character boundaries (`get`: no panic path).
+    fn source(&self, from: usize, to: usize) -> &str {
+        self.source.get(from..to).unwrap_or_default()
+    }
+
+    /// After the opening quote. Runs of plain characters are copied as
+    /// they stand; an escape writes the character it names.
+    fn string(&mut self) -> Result<String, FieldError> {
+        let mut out = String::new();
+        let mut run = self.at;
+        loop {
+            let Some(b) = self.peek() else {
+                return Err(self.error("EOF while parsing a string"));
+            };
+            match b {
+                b'"' | b'\\' => {
+                    out.push_str(self.source(run, self.at));
+                    self.at += 1;
+                    if b == b'"' {
+                        return Ok(out);
+                    }
+                    self.escape(&mut out)?;
+                    run = self.at;
+                }
+                0..=0x1f => {
+                    self.at += 1;
+                    return Err(self.error(
+                        "control character (\\u0000-\\u001F) found while parsing a string",
+                    ));
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// After the backslash.
+    fn escape(&mut self, out: &mut String) -> Result<(), FieldError> {
+        let Some(b) = self.peek() else {
+            return Err(self.error("EOF while parsing a string"));
+        };
+        self.at += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => return self.unicode(out),
+            _ => return Err(self.error("invalid escape")),
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    /// `\uXXXX`, a surrogate pair taking two.
+    fn unicode(&mut self, out: &mut String) -> Result<(), FieldError> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xDC00..=0xDFFF => return Err(self.error("lone leading surrogate in hex escape")),
+            0xD800..=0xDBFF => {
+                if self.peek() != Some(b'\\') {
+                    return Err(self.error_eof_or_next("unexpected end of hex escape"));
+                }
+                self.at += 1;
+                if self.peek() != Some(b'u') {
+                    return Err(self.error_eof_or_next("unexpected end of hex escape"));
+                }
+                self.at += 1;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return Err(self.error("lone leading surrogate in hex escape"));
+                }
+                0x10000 + ((u32::from(first) - 0xD800) << 10) + (u32::from(second) - 0xDC00)
+            }
+            n => u32::from(n),
+        };
+        let c = char::from_u32(code).ok_or_else(|| self.error("invalid unicode code point"))?;
+        out.push(c);
+        Ok(())
+    }
+
+    fn error_eof_or_next(&mut self, message: &str) -> FieldError {
+        match self.peek() {
+            None => self.error("EOF while parsing a string"),
+            Some(_) => self.error_at_next(message),
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u16, FieldError> {
+        // serde_json takes the four bytes as a whole, or says EOF.
+        if self.text.len() - self.at < 4 {
+            self.at = self.text.len();
+            return Err(self.error("EOF while parsing a string"));
+        }
+        let digits = &self.text[self.at..self.at + 4];
+        self.at += 4;
+        let mut n = 0u16;
+        for &b in digits {
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return Err(self.error("invalid escape")),
+            };
+            n = n * 16 + u16::from(digit);
+        }
+        Ok(n)
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    fn number(&mut self) -> Result<Number, FieldError> {
+        let start = self.at;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        match self.peek() {
+            None => return Err(self.error("EOF while parsing a value")),
+            Some(b'0') => {
+                self.at += 1;
+                if let Some(b'0'..=b'9') = self.peek() {
+                    return Err(self.error_at_next("invalid number"));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            Some(_) => return Err(self.error_at_next("invalid number")),
+        }
+        let whole_end = self.at;
+        let mut fraction = false;
+        if self.peek() == Some(b'.') {
+            fraction = true;
+            self.at += 1;
+            if self.digits() == 0 {
+                return Err(self.error_eof_or_number());
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            fraction = true;
+            self.at += 1;
+            let negative_exp = self.peek() == Some(b'-');
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            let digits_start = self.at;
+            if self.digits() == 0 {
+                return Err(self.error_eof_or_number());
+            }
+            // serde_json adds the exponent up in an i32: where it would
+            // overflow, a non-zero number with a positive exponent is out
+            // of range right there, and anything else is zero.
+            let mut exp: i32 = 0;
+            for i in digits_start..self.at {
+                let d = i32::from(self.text[i] - b'0');
+                match exp.checked_mul(10).and_then(|e| e.checked_add(d)) {
+                    Some(e) => exp = e,
+                    None => {
+                        let significant = self.text[start..whole_end]
+                            .iter()
+                            .chain(&self.text[whole_end..digits_start])
+                            .any(|b| (b'1'..=b'9').contains(b));
+                        if significant && !negative_exp {
+                            self.at = i + 1;
+                            return Err(self.error("number out of range"));
+                        }
+                        let zero = if negative { -0.0 } else { 0.0 };
+                        return Number::from_f64(zero)
+                            .ok_or_else(|| self.error("number out of range"));
+                    }
+                }
+            }
+        }
+        // The text is ASCII digits and signs: always a `str`.
+        let text = self.source(start, self.at);
+        if !fraction {
+            let whole = text.get(..whole_end - start).unwrap_or(text);
+            let n = if negative {
+                whole.parse::<i64>().ok().map(Number::from)
+            } else {
+                whole.parse::<u64>().ok().map(Number::from)
+            };
+            // serde_json reads `-0` as the float -0.0.
+            if let Some(n) = n.filter(|n| !(negative && n.as_i64() == Some(0))) {
+                return Ok(n);
+            }
+        }
+        float(text)
+            .and_then(Number::from_f64)
+            .ok_or_else(|| self.error("number out of range"))
+    }
+
+    /// A number cut short: at the end of the text, or before a byte that
+    /// cannot continue it.
+    fn error_eof_or_number(&mut self) -> FieldError {
+        match self.peek() {
+            None => self.error("EOF while parsing a value"),
+            Some(_) => self.error_at_next("invalid number"),
+        }
+    }
+}
+
+/// Natively, the exact nearest `f64` (as serde_json's `float_roundtrip`).
+#[cfg(not(target_arch = "wasm32"))]
+fn float(text: &str) -> Option<f64> {
+    text.parse().ok().filter(|f: &f64| f.is_finite())
+}
+
+/// In the page, [`compact_float`]: core's exact reader carries about 10 KB
+/// of tables, more than the rest of this parser.
+#[cfg(target_arch = "wasm32")]
+fn float(text: &str) -> Option<f64> {
+    compact_float(text)
+}
+
+// The compact reader is the page's; natively only its tests call it.
+
+/// Powers of ten that are exact in an `f64`.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const EXACT_POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// 10^(2^i), correctly rounded (exact up to 1e16).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const BINARY_POW10: [f64; 9] = [1e1, 1e2, 1e4, 1e8, 1e16, 1e32, 1e64, 1e128, 1e256];
+
+/// A JSON number (already checked against the grammar) as an `f64`
+/// without tables: exact when the digits fit 53 bits and the power of ten
+/// is exact (one rounding, Clinger's fast path: every number with up to 15
+/// significant digits and most with 16), otherwise within a few units in
+/// the last place (the digits rounded once, then scaled by exact powers of
+/// ten). serde_json's compact reader, which the page used before, is off
+/// by one unit at times too; a chart or a four-digit table never shows it.
+/// `None` when the number is too large for an `f64`.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn compact_float(text: &str) -> Option<f64> {
+    let (negative, text) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (digits, exp) = match text.split_once(['e', 'E']) {
+        Some((digits, exp)) => (digits, exp.parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    // Up to 19 significant digits in a u64; the rest only move the point.
+    let mut mantissa: u64 = 0;
+    let mut kept = 0;
+    let mut exp10 = exp;
+    let mut after_point = false;
+    for b in digits.bytes() {
+        match b {
+            b'.' => after_point = true,
+            b'0'..=b'9' => {
+                if mantissa == 0 && b == b'0' {
+                    exp10 -= i64::from(after_point);
+                } else if kept < 19 {
+                    mantissa = mantissa * 10 + u64::from(b - b'0');
+                    kept += 1;
+                    exp10 -= i64::from(after_point);
+                } else {
+                    exp10 += i64::from(!after_point);
+                }
+            }
+            _ => return None,
+        }
+    }
+    let sign = if negative { -1.0 } else { 1.0 };
+    if mantissa == 0 {
+        return Some(sign * 0.0);
+    }
+    let mut value = mantissa as f64;
+    if mantissa < 1 << 53 && (-22..=22).contains(&exp10) {
+        value = if exp10 >= 0 {
+            value * EXACT_POW10[exp10 as usize]
+        } else {
+            value / EXACT_POW10[(-exp10) as usize]
+        };
+    } else {
+        // 10^|exp10| by its binary digits, the largest factor first: each
+        // constant is the correctly rounded power, each step one rounding.
+        // Factors are at least 1, so no step overflows (or, dividing,
+        // underflows) before the answer does.
+        // Past 10^±511 a 19-digit mantissa is infinite or zero anyway.
+        let power = exp10.unsigned_abs();
+        if power > 511 {
+            value = if exp10 > 0 { f64::INFINITY } else { 0.0 };
+        }
+        for (bit, pow) in BINARY_POW10.iter().enumerate().rev() {
+            if power <= 511 && power >> bit & 1 == 1 {
+                value = if exp10 > 0 { value * pow } else { value / pow };
+            }
+        }
+    }
+    value.is_finite().then_some(sign * value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact_float;
+
+    fn ulps(a: f64, b: f64) -> u64 {
+        (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs()
+    }
+
+    /// Within 4 units in the last place of the exact value for numbers as
+    /// serde_json writes them (shortest digits) and as people write them,
+    /// and exact on the fast path.
+    #[test]
+    fn compact_floats_are_near_the_exact_value() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        let mut worst = 0;
+        for i in 0..200_000 {
+            let f = match i % 3 {
+                0 => f64::from_bits(rng.u64(..)),
+                1 => rng.f64() * 1e4,
+                _ => (rng.u32(..) as f64) / 1000.0,
+            };
+            if !f.is_finite() {
+                continue;
+            }
+            let text = serde_json::to_string(&f).unwrap();
+            let exact: f64 = text.parse().unwrap();
+            let got = compact_float(&text).unwrap_or(f64::NAN);
+            worst = worst.max(ulps(got, exact));
+            assert!(ulps(got, exact) <= 4, "{text}: {got} vs {exact}");
+        }
+        for text in [
+            "0",
+            "-0",
+            "1",
+            "0.1",
+            "123.456",
+            "1e22",
+            "8.940123456789012",
+            "100.0",
+        ] {
+            assert_eq!(compact_float(text), text.parse().ok(), "{text}");
+        }
+        assert_eq!(compact_float("1e309"), None);
+        assert_eq!(compact_float("1e-400"), Some(0.0));
+        assert!(worst <= 4, "{worst}");
+    }
+}
