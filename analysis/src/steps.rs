@@ -231,6 +231,33 @@ mod tests {
     use super::*;
     use crate::rng::SplitMix64;
 
+    #[test]
+    fn middle_is_the_median_of_three_in_every_order() {
+        for [a, b, c] in [
+            [1.0, 2.0, 3.0],
+            [2.0, 2.0, 1.0],
+            [-0.0, 0.0, 5.0],
+            [f64::NAN, 1.0, 0.0],
+        ] {
+            let mut sorted = [a, b, c];
+            sorted.sort_by(f64::total_cmp);
+            for [x, y, z] in [
+                [a, b, c],
+                [a, c, b],
+                [b, a, c],
+                [b, c, a],
+                [c, a, b],
+                [c, b, a],
+            ] {
+                assert_eq!(
+                    middle(x, y, z).to_bits(),
+                    sorted[1].to_bits(),
+                    "{x} {y} {z}"
+                );
+            }
+        }
+    }
+
     /// Sizes from 4 KiB up, `per_octave` points per doubling.
     fn sizes(octaves: u32, per_octave: u32) -> Vec<f64> {
         (0..=octaves * per_octave)

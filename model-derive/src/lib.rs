@@ -356,3 +356,20 @@ fn tagged(
         f.finish(built)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Case;
+
+    /// serde's spelling of names (`serde_derive`'s `RenameRule`).
+    #[test]
+    fn names_are_spelled_as_serde_spells_them() {
+        assert_eq!(Case::Kebab.variant("FirstTouch"), "first-touch");
+        assert_eq!(Case::Kebab.variant("HugePagesDenied"), "huge-pages-denied");
+        assert_eq!(Case::Kebab.variant("Ok"), "ok");
+        assert_eq!(Case::Snake.variant("TlbReach"), "tlb_reach");
+        assert_eq!(Case::Lower.variant("OneThread"), "onethread");
+        assert_eq!(Case::Kebab.field("run_id"), "run-id");
+        assert_eq!(Case::Snake.field("run_id"), "run_id");
+    }
+}
