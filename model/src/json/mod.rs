@@ -21,6 +21,7 @@
 //! and `Debug` code) never links into the page.
 
 mod error;
+mod float;
 mod impls;
 mod parse;
 #[doc(hidden)]
