@@ -10,13 +10,9 @@ use pagewalk_model::{json, read_run, RunFile};
 use serde_json::{json as value, Value};
 
 fn runs() -> Vec<RunFile> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
-    ["example", "example-inspection", "reference"]
+    pagewalk_model::committed::files()
         .iter()
-        .flat_map(|dir| std::fs::read_dir(format!("{root}/{dir}")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .map(|p| read_run(&p).unwrap())
+        .map(|p| read_run(p).unwrap())
         .collect()
 }
 

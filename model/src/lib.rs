@@ -13,6 +13,8 @@
 extern crate self as pagewalk_model;
 
 pub mod alloc;
+#[doc(hidden)]
+pub mod committed;
 pub mod compare;
 pub mod comparison;
 pub mod decimal;

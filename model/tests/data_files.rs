@@ -5,27 +5,22 @@ use std::path::Path;
 
 #[test]
 fn committed_data_files_load() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data");
-    let mut seen = 0;
-    for dir in ["reference", "example"] {
-        let Ok(entries) = std::fs::read_dir(data.join(dir)) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let run = pagewalk_model::read_run(&path).unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(
-                    run.is_reference(),
-                    dir == "reference",
-                    "{} is in the wrong folder",
-                    path.display()
-                );
-                seen += 1;
-            }
-        }
+    let files = pagewalk_model::committed::files();
+    for path in &files {
+        let run = pagewalk_model::read_run(path).unwrap_or_else(|e| panic!("{e}"));
+        let folder = path.parent().and_then(|d| d.file_name()).unwrap();
+        assert_eq!(
+            run.is_reference(),
+            folder == "reference",
+            "{} is in the wrong folder",
+            path.display()
+        );
     }
-    assert!(seen >= 1, "no data files found under {}", data.display());
+    assert!(
+        files.len() >= 5,
+        "only {} committed data files",
+        files.len()
+    );
 }
 
 #[test]

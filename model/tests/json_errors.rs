@@ -15,12 +15,8 @@ use serde_json::{json as value, Value};
 /// The committed files, long arrays cut to two items so that every node
 /// can be changed in turn.
 fn documents() -> Vec<(String, Value)> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
-    ["example", "example-inspection", "reference"]
-        .iter()
-        .flat_map(|dir| std::fs::read_dir(format!("{root}/{dir}")).unwrap())
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    pagewalk_model::committed::files()
+        .into_iter()
         .map(|p| {
             let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
             shorten(&mut v);

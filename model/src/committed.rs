@@ -1,0 +1,24 @@
+//! The data files committed with the source (`data/example`,
+//! `data/example-inspection`, `data/reference`), for the tests of every
+//! crate that hold code to real files. A reader's own runs (`data/runs`,
+//! `data/inspections`) are not among them: a test must see on a clean
+//! clone what it sees here.
+
+use std::path::PathBuf;
+
+/// The folders under `data/` that are committed.
+pub const FOLDERS: [&str; 3] = ["example", "example-inspection", "reference"];
+
+/// Every committed JSON file, sorted by path.
+pub fn files() -> Vec<PathBuf> {
+    let data = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data"));
+    let mut files: Vec<PathBuf> = FOLDERS
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(data.join(dir)).ok())
+        .flatten()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
