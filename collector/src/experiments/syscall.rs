@@ -180,7 +180,7 @@ fn getpid_traced(
     .to_vec();
     let out = strace::traced(strace, "getpid", &args)?;
     let v: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("probe output: {e}"))?;
-    let latency = serde_json::from_value(v["latency"].clone()).map_err(|e| e.to_string())?;
+    let latency = pagewalk_model::json::from_value(&v["latency"]).map_err(|e| e.to_string())?;
     Ok((
         latency,
         Some(format!(

@@ -33,9 +33,10 @@ fn place_markers<'a>(x: &'a Axis, scale: &ValueScale, w: f64) -> (Vec<Placed<'a>
         .iter()
         .filter(|m| scale.places(m.x) && (scale.lo..=scale.hi).contains(&m.x))
         .collect();
-    // By x, stable. The markers are a handful (caches, TLB levels, steps
-    // found), so an insertion sort: the data table's sort of x values
-    // stays the only slice sort in the chart component's wasm.
+    // By x, stable: markers at one x (a cache and a step found there) keep
+    // the spec's order, which decides their label rows. They are a handful
+    // (caches, TLB levels, steps), so an insertion sort; `model::sort`'s
+    // heap sort is not stable, and std's sorts are kilobytes of wasm.
     for i in 1..shown.len() {
         let mut j = i;
         while j > 0 && shown[j - 1].x.total_cmp(&shown[j].x).is_gt() {

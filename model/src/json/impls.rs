@@ -65,13 +65,15 @@ impl FromJson for f32 {
     }
 }
 
-/// A whole number of type `T`: a float is the wrong type, a whole number
-/// out of `T`'s range the wrong value (serde's two messages).
+/// A whole number of type `T`: anything but a whole number is the wrong
+/// type, one out of `T`'s range the wrong value (serde's two messages).
 fn whole<T: TryFrom<u64> + TryFrom<i64>>(
     v: &Value,
-    n: &Number,
     expected: &'static str,
 ) -> Result<T, FieldError> {
+    let Value::Number(n) = v else {
+        return Err(FieldError::invalid_type(v, expected));
+    };
     let fits = if let Some(u) = n.as_u64() {
         T::try_from(u).ok()
     } else if let Some(i) = n.as_i64() {
@@ -90,17 +92,14 @@ macro_rules! whole_numbers {
             }
 
             fn from_json(v: &Value) -> Result<$t, FieldError> {
-                match v {
-                    Value::Number(n) => whole(v, n, stringify!($t)),
-                    other => Err(FieldError::invalid_type(other, stringify!($t))),
-                }
+                whole(v, stringify!($t))
             }
         }
 
         impl FromKey for $t {
             fn from_key(key: &str) -> Result<$t, FieldError> {
                 let n = numeric_key(key).ok_or_else(FieldError::key_not_a_number)?;
-                whole(&Value::Number(n.clone()), &n, stringify!($t)).map_err(|e| e.at_key(key))
+                whole(&Value::Number(n), stringify!($t)).map_err(|e| e.at_key(key))
             }
         }
     )*};

@@ -256,11 +256,13 @@ impl Parser<'_> {
             0xDC00..=0xDFFF => return Err(self.error("lone leading surrogate in hex escape")),
             0xD800..=0xDBFF => {
                 if self.peek() != Some(b'\\') {
-                    return Err(self.error_eof_or_next("unexpected end of hex escape"));
+                    return Err(self
+                        .cut_short("EOF while parsing a string", "unexpected end of hex escape"));
                 }
                 self.at += 1;
                 if self.peek() != Some(b'u') {
-                    return Err(self.error_eof_or_next("unexpected end of hex escape"));
+                    return Err(self
+                        .cut_short("EOF while parsing a string", "unexpected end of hex escape"));
                 }
                 self.at += 1;
                 let second = self.hex4()?;
@@ -276,10 +278,12 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn error_eof_or_next(&mut self, message: &str) -> FieldError {
+    /// Something cut short: `eof` at the end of the text, else `wrong` at
+    /// the byte that cannot continue it.
+    fn cut_short(&mut self, eof: &str, wrong: &str) -> FieldError {
         match self.peek() {
-            None => self.error("EOF while parsing a string"),
-            Some(_) => self.error_at_next(message),
+            None => self.error(eof),
+            Some(_) => self.error_at_next(wrong),
         }
     }
 
@@ -337,7 +341,7 @@ impl Parser<'_> {
             fraction = true;
             self.at += 1;
             if self.digits() == 0 {
-                return Err(self.error_eof_or_number());
+                return Err(self.cut_short("EOF while parsing a value", "invalid number"));
             }
         }
         if let Some(b'e' | b'E') = self.peek() {
@@ -349,7 +353,7 @@ impl Parser<'_> {
             }
             let digits_start = self.at;
             if self.digits() == 0 {
-                return Err(self.error_eof_or_number());
+                return Err(self.cut_short("EOF while parsing a value", "invalid number"));
             }
             // serde_json adds the exponent up in an i32: where it would
             // overflow, a non-zero number with a positive exponent is out
@@ -392,14 +396,5 @@ impl Parser<'_> {
         float(text)
             .and_then(Number::from_f64)
             .ok_or_else(|| self.error("number out of range"))
-    }
-
-    /// A number cut short: at the end of the text, or before a byte that
-    /// cannot continue it.
-    fn error_eof_or_number(&mut self) -> FieldError {
-        match self.peek() {
-            None => self.error("EOF while parsing a value"),
-            Some(_) => self.error_at_next("invalid number"),
-        }
     }
 }

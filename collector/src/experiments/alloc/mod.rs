@@ -147,7 +147,7 @@ fn child_report(args: &[String]) -> Result<Value, String> {
 }
 
 fn from_report(path: AllocPath, per_batch: u64, v: &Value) -> Result<AllocPathResult, String> {
-    let latency = serde_json::from_value(v["latency"].clone()).map_err(|e| e.to_string())?;
+    let latency = pagewalk_model::json::from_value(&v["latency"]).map_err(|e| e.to_string())?;
     let ops_run = v["ops_run"].as_u64().ok_or("probe output has no ops_run")?;
     let faults = v["minor_faults"]
         .as_u64()
