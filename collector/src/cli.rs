@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use pagewalk_model::limits::{check_tree, MAX_SAMPLES};
 use pagewalk_model::{AllocPath, Mode};
 
 const EXAMPLES: &str = "\
@@ -33,8 +34,13 @@ const INSPECT_NOTES: &str = "\
 Reads /proc only: no ptrace, no signal, nothing in the process or the
 system changes. For each row of the book's symptom table it says present,
 absent or cannot tell (with the reason), with the counters behind it, and
-writes a run file holding the timeline into data/inspections/. Exit status
-0 when the file was written, 1 on an error (no such process, --for 0).
+writes a run file holding the timeline into data/inspections/. --for is
+wall time: the watch ends then, however slow /proc is to read (samples a
+slow read overran are skipped). A run file keeps a bounded number of
+samples, so --for is at most that many intervals (the error says how many).
+Exit status 0 when the file was written, 1 on an error (no such process,
+a file that could not be written), 2 for a command line refused as it is
+read (--for 0, too many samples).
 
 Examples:
   collector inspect $(pidof myserver)
@@ -43,8 +49,12 @@ Examples:
 
 const RUN_NOTES: &str = "\
 Exit status: 0 when the run file was written (a failed check is a finding
-about this machine: it is stored and shown, not an error), 1 on an error or
-a failed experiment, 130 after Ctrl-C (the file then holds what finished).
+about this machine: it is stored and shown, not an error; so is an
+experiment skipped because it does not fit under a memory limit), 1 on an
+error or a failed experiment, 2 for a command line refused as it is read,
+130 after Ctrl-C (the file then holds what finished). The --out folder is
+checked for writing before anything is measured; a file that cannot be
+written there at the end is kept elsewhere (the message says where).
 
 Examples:
   collector run --all
@@ -61,6 +71,33 @@ Examples:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Parses the command line, then holds it to the rules between options
+    /// that a value parser alone cannot see. Either refusal is clap's usage
+    /// error: the message on stderr, exit status 2, before anything runs.
+    pub fn parse_checked() -> Cli {
+        let cli = Cli::parse();
+        if let Err((subcommand, message)) = cli.check() {
+            // Built, so the usage line reads `collector inspect ...`.
+            let mut cmd = Cli::command();
+            cmd.build();
+            let mut cmd = cmd.find_subcommand(subcommand).cloned().unwrap_or(cmd);
+            cmd.error(clap::error::ErrorKind::ValueValidation, message)
+                .exit();
+        }
+        cli
+    }
+
+    /// `Err((subcommand, message))` for a combination of values that would
+    /// write a file the model refuses.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        match &self.command {
+            Command::Inspect(args) => args.check().map_err(|m| ("inspect", m)),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,17 +150,71 @@ pub enum CompareFormat {
 pub struct InspectArgs {
     /// The process to watch.
     pub pid: u32,
-    /// How long to watch, e.g. 10s, 500ms, 1m.
-    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    /// How long to watch (wall time), e.g. 10s, 500ms, 1m.
+    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = parse_watch)]
     pub duration: std::time::Duration,
-    /// Time between samples.
-    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
+    /// Time between samples (at least 10ms).
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_interval)]
     pub interval: std::time::Duration,
     /// Directory for the run file. Not data/runs/: the book takes the newest
     /// file there as the reader's run, and an inspection holds no experiment
     /// a chapter shows.
     #[arg(long, value_name = "DIR", default_value = "data/inspections")]
     pub out: PathBuf,
+}
+
+/// The shortest `--interval`: a sample reads several files of `/proc` for
+/// every thread, and samples closer together than that would mostly
+/// measure the reading.
+pub const MIN_INTERVAL: std::time::Duration = std::time::Duration::from_millis(10);
+
+impl InspectArgs {
+    /// The samples `--for` and `--interval` ask for (the first is taken at
+    /// once) must fit in a run file: at most [`MAX_SAMPLES`].
+    pub fn check(&self) -> Result<(), String> {
+        let (watch, every) = (self.duration, self.interval);
+        if every > watch {
+            return Err(format!(
+                "--interval ({every:?}) is longer than --for ({watch:?}): there would be one sample"
+            ));
+        }
+        let samples = watch.as_nanos() / every.as_nanos() + 1;
+        if samples > MAX_SAMPLES as u128 {
+            let intervals = (MAX_SAMPLES - 1) as u128;
+            let shortest_ms = watch.as_nanos().div_ceil(intervals).div_ceil(1_000_000);
+            let shortest = std::time::Duration::from_millis(shortest_ms as u64);
+            let longest = every * (MAX_SAMPLES - 1) as u32;
+            return Err(format!(
+                "--for {watch:?} with --interval {every:?} would take {samples} samples; a run file keeps at most {MAX_SAMPLES}: use --interval {shortest:?} or longer, or --for {longest:?} or shorter"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `--for`: a duration ([`parse_duration`]) that a run file can record as
+/// the time asked for (the model's limit on seconds).
+fn parse_watch(text: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(text)?;
+    recordable(serde_json::json!({ "requested_s": d.as_secs_f64() }))?;
+    Ok(d)
+}
+
+/// `--interval`: a duration of at least [`MIN_INTERVAL`].
+fn parse_interval(text: &str) -> Result<std::time::Duration, String> {
+    let d = parse_duration(text)?;
+    if d < MIN_INTERVAL {
+        return Err(format!(
+            "must be at least {MIN_INTERVAL:?}: each sample reads several /proc files per thread, and closer samples would mostly measure the reading"
+        ));
+    }
+    Ok(d)
+}
+
+/// Whether the model's rules accept `field` as a run file would hold it:
+/// the bounds on values come from the model, not from numbers typed here.
+fn recordable(field: serde_json::Value) -> Result<(), String> {
+    check_tree(&field, None).map_err(|(_, why)| format!("a run file could not record it: it {why}"))
 }
 
 /// `10s`, `100ms`, `1m 30s`; zero is refused (nothing would be measured).
@@ -190,8 +281,9 @@ pub struct RunArgs {
     /// Capped at a quarter of MemAvailable and of the cgroup limit.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub size: Option<u64>,
-    /// Repetitions per measurement (overrides --quick).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Repetitions per measurement (overrides --quick); at most as many as
+    /// a run file keeps samples of one measurement.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=MAX_SAMPLES as i64))]
     pub reps: Option<u32>,
     /// First-touch modes to run, comma-separated (default: all).
     #[arg(long, value_name = "MODE,...", value_delimiter = ',', value_parser = parse_mode)]
@@ -251,6 +343,8 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     if bytes == 0 {
         return Err("must be more than zero".into());
     }
+    // Recorded as the size asked for, whatever the guard then allows.
+    recordable(serde_json::json!({ "requested_bytes": bytes }))?;
     Ok(bytes)
 }
 

@@ -23,12 +23,10 @@ mod timing;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use cli::{Cli, Command};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_checked();
     match cli.command {
         Command::List => {
             for e in experiments::all() {

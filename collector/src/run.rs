@@ -14,6 +14,9 @@ use crate::{interrupt, machine, output};
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     let chosen = choose(args)?;
     let total = chosen.len();
+    // A folder that cannot take the file is found now, not after minutes of
+    // measuring that would then be lost.
+    output::save::probe_writable(&args.out).map_err(|e| format!("{e}; nothing was measured"))?;
     interrupt::install()?;
     let started = jiff::Timestamp::now();
     let run_id = run_id(started);
@@ -53,8 +56,18 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
         machine: Some(machine),
         experiments: records,
     };
-    let path = output::json::write_new(&args.out, &run_id, &run)?;
+    // Not in its folder (the model refused it, the disk filled up): kept
+    // elsewhere, the summary names that file, and the status says it failed.
+    let saved = output::save::save(&args.out, &run_id, &run);
+    let path = match &saved {
+        Ok(path) => path.clone(),
+        Err(not) => not.kept.clone().ok_or_else(|| not.to_string())?,
+    };
     print!("{}", output::summary::render(&run, &path));
+    if let Err(not) = saved {
+        eprintln!("collector: {not}");
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(if let Some(signal) = interrupted {
         println!(
             "Interrupted by {}: the file holds what finished before it.",

@@ -118,7 +118,10 @@ pub fn find(name: &str) -> Option<Experiment> {
 impl Experiment {
     pub fn run(&self, env: &Env) -> ExperimentRecord {
         let start = Instant::now();
-        let outcome = (self.run)(env);
+        // A panic (a thread the system would not start, a bug) fails this
+        // experiment only: the ones that finished before it stay in the file.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.run)(env)))
+            .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&*panic))));
         let duration_s = Some(start.elapsed().as_secs_f64());
         let record = |status, reason, checks, results| ExperimentRecord {
             name: self.name().to_string(),
@@ -150,5 +153,49 @@ impl Experiment {
             }
             Err(reason) => record(Status::Failed, Some(reason), Vec::new(), None),
         }
+    }
+}
+
+/// The text a panic was raised with (`panic!("...")`, `expect`).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_experiment_fails_alone() {
+        fn boom(_: &Env) -> Result<Outcome, String> {
+            panic!("failed to spawn thread: WouldBlock");
+        }
+        let e = Experiment {
+            kind: Kind::Syscall,
+            description: "",
+            run: boom,
+        };
+        let settings = crate::cli::Settings {
+            quick: true,
+            size: None,
+            reps: None,
+            modes: Vec::new(),
+            reserve_hugepages: None,
+        };
+        let machine = crate::machine::collect().unwrap();
+        let r = e.run(&Env {
+            settings: &settings,
+            machine: &machine,
+        });
+        assert_eq!(r.status, Status::Failed);
+        let reason = r.reason.unwrap();
+        assert!(
+            reason.contains("panicked: failed to spawn thread"),
+            "{reason}"
+        );
     }
 }

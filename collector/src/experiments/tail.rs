@@ -48,7 +48,10 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let pages = len.div_ceil(page) as u64;
     let reps = env.settings.reps_or(FULL_REPS);
 
-    let mut times = Timings::new(iterations);
+    let mut times = match Timings::new(iterations) {
+        Ok(t) => t,
+        Err(why) => return Ok(Outcome::Skipped(why)),
+    };
     let mut state = Vec::new();
     for variant in TailVariant::MEASURED {
         state.push(VariantState::new(variant));
@@ -132,9 +135,9 @@ struct Unavailable(String);
 struct Timings(Vec<u32>);
 
 impl Timings {
-    fn new(iterations: usize) -> Timings {
+    fn new(iterations: usize) -> Result<Timings, String> {
         // Non-zero fill: a zeroed allocation would stay unfaulted.
-        Timings(vec![u32::MAX; iterations])
+        crate::guard::try_vec(iterations, u32::MAX).map(Timings)
     }
 }
 
@@ -290,7 +293,7 @@ mod tests {
         let iterations = 4096;
         let len = iterations * BYTES_PER_ITERATION;
         let pages = (len / 4096) as u64;
-        let mut times = Timings::new(iterations);
+        let mut times = Timings::new(iterations).unwrap();
         let Ok((written, rec)) = repetition(TailVariant::AsWritten, len, 4096, &mut times) else {
             panic!("as-written cannot be unavailable")
         };

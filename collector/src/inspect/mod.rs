@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use pagewalk_model::inspect::{InspectResults, ProcessSample, EXPERIMENT};
+use pagewalk_model::limits::MAX_SAMPLES;
 use pagewalk_model::{
     ExperimentRecord, Provenance, Results, RunFile, Status, TlbKind, SCHEMA_VERSION,
 };
@@ -22,12 +23,6 @@ use crate::{interrupt, machine, output, procfs};
 use sample::PerThread;
 
 pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String> {
-    if args.interval > args.duration {
-        return Err(format!(
-            "--interval ({:?}) is longer than --for ({:?}): there would be one sample",
-            args.interval, args.duration
-        ));
-    }
     let pid = args.pid;
     let first = sample::read(pid)?;
     if matches!(first.stat.state, 'Z' | 'X') {
@@ -35,6 +30,7 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
             "process {pid} has exited (a zombie its parent has not reaped): nothing to watch"
         ));
     }
+    output::save::probe_writable(&args.out).map_err(|e| format!("{e}; nothing was watched"))?;
     interrupt::install()?;
     let started = jiff::Timestamp::now();
     let results = watch(pid, first, args.duration, args.interval);
@@ -62,9 +58,19 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
             results: Some(Results::Inspect(results)),
         }],
     };
-    let path = output::json::write_new(&args.out, &run_id, &run)?;
+    // Not in its folder (the model refused it, the disk filled up): kept
+    // elsewhere, the summary names that file, and the status says it failed.
+    let saved = output::save::save(&args.out, &run_id, &run);
+    let path = match &saved {
+        Ok(path) => path.clone(),
+        Err(not) => not.kept.clone().ok_or_else(|| not.to_string())?,
+    };
     if let Some(r) = run.inspect() {
         print!("{}", summary::render(r, &path));
+    }
+    if let Err(not) = saved {
+        eprintln!("collector inspect: {not}");
+        return Ok(ExitCode::FAILURE);
     }
     // Stopped by a signal: the file holds what was watched, and the exit
     // status says how it ended, as `run` does.
@@ -158,6 +164,28 @@ impl Timeline {
     }
 }
 
+/// When the next sample is due, from the first, with `taken` taken so
+/// far: the first multiple of `interval` after `elapsed`, so the slots a
+/// slow read overran are skipped rather than made up in a burst; `None`
+/// once that is past `duration`. `--for` is wall time: the watch ends at
+/// its deadline however slow sampling is, and never takes more than
+/// `duration / interval + 1` samples, nor more than a run file keeps
+/// (`--for` and `--interval` were checked to fit; this holds whatever the
+/// clock does).
+fn next_due(
+    elapsed: Duration,
+    taken: usize,
+    interval: Duration,
+    duration: Duration,
+) -> Option<Duration> {
+    if taken >= MAX_SAMPLES {
+        return None;
+    }
+    let k = elapsed.as_nanos() / interval.as_nanos().max(1) + 1;
+    let due = interval.checked_mul(u32::try_from(k).ok()?)?;
+    (due <= duration).then_some(due)
+}
+
 /// Samples `pid` every `interval` for `duration` (or until it exits or a
 /// signal arrives) and decides the verdicts.
 fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -> InspectResults {
@@ -183,11 +211,7 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
     let mut ended_early = None;
     // Whether the process is still there to read its layout at the end.
     let mut gone = false;
-    for k in 1.. {
-        let due = interval * k;
-        if due > duration {
-            break;
-        }
+    while let Some(due) = next_due(tl.t0.elapsed(), tl.samples.len(), interval, duration) {
         if let Some(wait) = due.checked_sub(tl.t0.elapsed()) {
             std::thread::sleep(wait);
         }
@@ -307,4 +331,40 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
     };
     results.verdicts = verdicts::decide(&results, &extra);
     results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The watch loop's schedule, with reads that take `read` each.
+    fn schedule(
+        interval: Duration,
+        duration: Duration,
+        read: Duration,
+    ) -> (Vec<Duration>, Duration) {
+        let (mut now, mut taken) = (read, vec![Duration::ZERO]);
+        while let Some(due) = next_due(now, taken.len(), interval, duration) {
+            taken.push(due.max(now));
+            now = due.max(now) + read;
+        }
+        (taken, now)
+    }
+
+    #[test]
+    fn reads_slower_than_the_interval_still_end_at_the_deadline() {
+        let ms = Duration::from_millis;
+        // Each read takes 3.5 intervals: slots are skipped, not made up,
+        // and no read starts after --for.
+        let (taken, end) = schedule(ms(10), ms(100), ms(35));
+        assert!(taken.iter().all(|&t| t <= ms(100)), "{taken:?}");
+        assert!(end <= ms(100) + ms(35), "ended at {end:?}");
+        assert_eq!(taken, [ms(0), ms(40), ms(80)]);
+        // Fast reads: one sample per interval, the first at once.
+        let (taken, _) = schedule(ms(10), ms(100), Duration::ZERO);
+        assert_eq!(taken.len(), 11);
+        assert_eq!(taken[10], ms(100));
+        // However the clock behaves, never more than a file keeps.
+        assert_eq!(next_due(ms(0), MAX_SAMPLES, ms(10), ms(1) * u32::MAX), None);
+    }
 }

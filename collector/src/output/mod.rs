@@ -2,5 +2,6 @@
 
 pub mod hot_path;
 pub mod json;
+pub mod save;
 pub mod summary;
 pub mod translation;

@@ -39,6 +39,12 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         pages: allowance.bytes / env.machine.base_page_bytes,
         repetitions: env.settings.reps_or(FULL_REPS),
     };
+    // The largest mapping a mode makes (the huge-page mode's alignment
+    // included): within the guard's allowance, unless a limit the guard
+    // cannot see (the commit limit) is in the way.
+    if let Err(why) = guard::fits(plan.size + modes::HUGE_PAGE as u64) {
+        return Ok(Outcome::Skipped(why));
+    }
     // Before any mode runs: the fragmentation the huge-page modes will meet.
     let memory_before = procfs::memory_snapshot().ok();
 
@@ -149,6 +155,11 @@ fn unavailable(mode: Mode, thp: &ThpSettings) -> Option<String> {
 /// process ended up with before freeing it.
 fn repetition(mode: Mode, plan: &Plan) -> Result<Sample, String> {
     let (len, stride, pages) = (plan.size as usize, plan.stride as usize, plan.pages);
+    // A Rust form that cannot get its memory aborts the process; the same
+    // size is tried first, outside the timed allocation.
+    if is_rust(mode) {
+        guard::fits(plan.size + stride as u64)?;
+    }
     let ((region, calls), allocation) =
         measure(pages, || alloc_count::counting(|| allocate(mode, len)));
     let mut region = region?;

@@ -58,7 +58,9 @@ fn boot_param(cmdline: &str, name: &str) -> Option<String> {
 /// Tries SCHED_FIFO priority 1 on a fresh thread (which then ends), so the
 /// collector itself never runs real-time.
 fn sched_fifo_permitted() -> bool {
-    std::thread::spawn(|| {
+    // No thread to try it on (under a tight address-space limit): not known
+    // to be permitted.
+    let Ok(thread) = std::thread::Builder::new().spawn(|| {
         let param = libc::sched_param { sched_priority: 1 };
         // SAFETY: pid 0 is the calling thread; param outlives the call.
         let ok = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } == 0;
@@ -67,9 +69,10 @@ fn sched_fifo_permitted() -> bool {
             unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &normal) };
         }
         ok
-    })
-    .join()
-    .unwrap_or(false)
+    }) else {
+        return false;
+    };
+    thread.join().unwrap_or(false)
 }
 
 /// Partitions (`cpuset.cpus.partition`) need cgroup v2 with the cpuset

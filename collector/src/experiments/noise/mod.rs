@@ -87,7 +87,9 @@ fn batch(
     tick: &(dyn Fn() + Sync),
 ) -> NoiseBatch {
     let outcome = std::thread::scope(|s| {
-        s.spawn(|| {
+        // A thread this process cannot start (its address-space limit
+        // has no room for the stack) skips the batch, with the reason.
+        let started = std::thread::Builder::new().spawn_scoped(s, || {
             if let Some(cpus) = &cpus {
                 affinity::pin_this_thread(cpus).map_err(|e| format!("sched_setaffinity: {e}"))?;
             }
@@ -106,9 +108,13 @@ fn batch(
                 tick();
             }
             Ok::<_, String>((samples, migrated))
-        })
-        .join()
-        .unwrap_or_else(|_| Err("the batch's thread panicked".into()))
+        });
+        match started {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|_| Err("the batch's thread panicked".into())),
+            Err(e) => Err(format!("cannot start the batch's thread: {e}")),
+        }
     });
     match outcome {
         Ok((samples, migrated)) => {

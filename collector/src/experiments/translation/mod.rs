@@ -58,6 +58,15 @@ pub fn empty_curves(thp: &ThpSettings) -> Vec<Curve> {
         .collect()
 }
 
+/// The most memory one chase holds at once: its region (plus the 2 MiB a
+/// huge-page region is aligned by) and its permutation of `slots` slots
+/// (two `usize` per slot while [`cycle`] builds it). Tried with
+/// [`crate::guard::fits`] before the largest size, so a limit the guard's
+/// allowance did not foresee is a skip, not an abort.
+pub fn footprint(region_bytes: u64, slots: u64) -> u64 {
+    region_bytes + region::HUGE_PAGE as u64 + slots * 2 * std::mem::size_of::<usize>() as u64
+}
+
 /// What [`sweep`] measured, with the counters it opened for the results.
 pub struct Swept {
     pub curves: Vec<Curve>,

@@ -13,7 +13,7 @@
 use pagewalk_model::{Results, StaircaseResults};
 
 use super::chase::{Layout, Plan};
-use super::{bends, checks, geometry, ladder, region::human, sweep, Swept, SEED};
+use super::{bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED};
 use crate::experiments::{Env, Outcome};
 use crate::guard;
 
@@ -34,6 +34,9 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         Ok(a) => a,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
+    if let Err(why) = guard::fits(footprint(allowance.bytes, allowance.bytes / STRIDE)) {
+        return Ok(Outcome::Skipped(why));
+    }
     let sizes = ladder(
         MIN_BYTES,
         allowance.bytes,

@@ -15,7 +15,7 @@ use pagewalk_model::{Curve, Regime, Results, ThpResults, ThpSize};
 
 use super::chase::{self, Counters, Layout, Plan};
 use super::checks::{self, Proof};
-use super::{hugetlb, region::human, unavailable, SEED};
+use super::{footprint, hugetlb, region::human, unavailable, SEED};
 use crate::experiments::{Env, Outcome};
 use crate::{guard, interrupt, procfs, progress};
 
@@ -46,7 +46,9 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         if interrupt::requested() {
             break;
         }
-        let allowance = match guard::allow_now(want)? {
+        let fitting = guard::allow_now(want)?
+            .and_then(|a| guard::fits(footprint(a.bytes, a.bytes / STRIDE as u64)).map(|()| a));
+        let allowance = match fitting {
             Ok(a) => a,
             Err(why) => {
                 sizes.push(ThpSize {

@@ -13,7 +13,7 @@
 use pagewalk_model::{Check, Results, TlbReachResults};
 
 use super::chase::{Layout, Plan};
-use super::{bends, checks, geometry, ladder, region::human, sweep, Swept, SEED};
+use super::{bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED};
 use crate::experiments::{Env, Outcome};
 use crate::guard;
 
@@ -46,6 +46,9 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let size_note = (max_pages < wanted_pages)
         .then(|| allowance.note.clone())
         .flatten();
+    if let Err(why) = guard::fits(footprint(max_pages * PAGE, max_pages)) {
+        return Ok(Outcome::Skipped(why));
+    }
     let counts = ladder(MIN_PAGES, max_pages, if s.quick { 0 } else { u64::MAX }, 1);
     let plan = Plan {
         repetitions: s.reps_or(FULL_REPS),
