@@ -20,7 +20,10 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
         match pagewalk_model::read_run(file) {
             Ok(run) => runs.push(run),
             Err(e) => {
-                eprintln!("collector compare: {e}");
+                eprintln!(
+                    "collector compare: {}",
+                    pagewalk_model::display::error_for_terminal(&e)
+                );
                 return ExitCode::FAILURE;
             }
         }
@@ -43,7 +46,7 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
             }
         },
     };
-    print!("{text}");
+    crate::stdout::print(&text);
     ExitCode::SUCCESS
 }
 

@@ -11,6 +11,7 @@ mod faults;
 mod guard;
 mod inspect;
 mod interrupt;
+mod lockfile;
 mod machine;
 mod mapping;
 mod output;
@@ -18,6 +19,8 @@ mod probe;
 mod procfs;
 mod progress;
 mod run;
+mod scratch;
+mod stdout;
 mod strace;
 mod timing;
 
@@ -27,10 +30,16 @@ use cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse_checked();
-    match cli.command {
+    let code = command(cli.command);
+    // Standard output that could not be written decides the status here.
+    stdout::finish(code)
+}
+
+fn command(command: Command) -> ExitCode {
+    match command {
         Command::List => {
             for e in experiments::all() {
-                println!("{:<14} {}", e.name(), e.description);
+                stdout::println(&format_args!("{:<14} {}", e.name(), e.description));
             }
             ExitCode::SUCCESS
         }

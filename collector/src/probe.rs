@@ -11,6 +11,6 @@ pub fn run(probe: &Probe) -> ExitCode {
         Probe::Getpid(s) => syscall::getpid_report(s.batches, s.per_batch),
         Probe::Alloc { path, size } => alloc::report(*path, size.batches, size.per_batch),
     };
-    println!("{value}");
+    crate::stdout::println(&value);
     ExitCode::SUCCESS
 }

@@ -5,11 +5,14 @@ use std::hash::{BuildHasher, RandomState};
 use std::path::Path;
 use std::process::ExitCode;
 
+use pagewalk_model::display::{
+    error_for_terminal, path_for_terminal, quoted_for_terminal, MAX_NAME_CHARS,
+};
 use pagewalk_model::{Provenance, RunFile, Status, SCHEMA_VERSION};
 
 use crate::cli::RunArgs;
 use crate::experiments::{self, Env, Experiment};
-use crate::{interrupt, machine, output};
+use crate::{interrupt, machine, output, scratch, stdout};
 
 pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     let chosen = choose(args)?;
@@ -18,6 +21,9 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     // measuring that would then be lost.
     output::save::probe_writable(&args.out).map_err(|e| format!("{e}; nothing was measured"))?;
     interrupt::install()?;
+    // A collector killed while it had changed the machine: undone first,
+    // before this run takes the changed value for the machine's own.
+    experiments::translation::hugetlb::recover_left_over();
     let started = jiff::Timestamp::now();
     let run_id = run_id(started);
     let settings = args.settings();
@@ -63,16 +69,16 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
         Ok(path) => path.clone(),
         Err(not) => not.kept.clone().ok_or_else(|| not.to_string())?,
     };
-    print!("{}", output::summary::render(&run, &path));
+    stdout::print(&output::summary::render(&run, &path));
     if let Err(not) = saved {
         eprintln!("collector: {not}");
         return Ok(ExitCode::FAILURE);
     }
     Ok(if let Some(signal) = interrupted {
-        println!(
+        stdout::println(&format_args!(
             "Interrupted by {}: the file holds what finished before it.",
             interrupt::name(signal)
-        );
+        ));
         ExitCode::from(interrupt::exit_status(signal))
     } else if failed {
         ExitCode::FAILURE
@@ -124,8 +130,10 @@ pub(crate) fn run_id(started: jiff::Timestamp) -> String {
 
 /// `collector validate FILE|DIR...`: every file through the model; a
 /// folder means its `*.json`. Temporary files left by killed runs in the
-/// folders seen are reported (the next run removes them); they do not make
-/// the files invalid.
+/// folders seen are reported (the next run removes them), and so are the
+/// private temporary folders of killed collectors; they do not make the
+/// files invalid. Every name and value echoed is made safe for the
+/// terminal first (it may hold escape sequences or line ends).
 pub fn validate(paths: &[impl AsRef<Path>]) -> ExitCode {
     let mut ok = true;
     let mut files = Vec::new();
@@ -136,7 +144,7 @@ pub fn validate(paths: &[impl AsRef<Path>]) -> ExitCode {
             match json_files(path) {
                 Ok(found) => files.extend(found),
                 Err(e) => {
-                    eprintln!("{}: cannot list: {e}", path.display());
+                    eprintln!("{}: cannot list: {e}", path_for_terminal(path));
                     ok = false;
                 }
             }
@@ -147,15 +155,18 @@ pub fn validate(paths: &[impl AsRef<Path>]) -> ExitCode {
         }
     }
     for file in &files {
+        if stdout::closed() {
+            break;
+        }
         match pagewalk_model::read_run(file) {
-            Ok(run) => println!(
+            Ok(run) => stdout::println(&format_args!(
                 "{}: ok ({}, {} experiments)",
-                file.display(),
-                run.label(),
+                path_for_terminal(file),
+                quoted_for_terminal(&run.label(), MAX_NAME_CHARS),
                 run.experiments.len()
-            ),
+            )),
             Err(e) => {
-                eprintln!("{e}");
+                eprintln!("{}", error_for_terminal(&e));
                 ok = false;
             }
         }
@@ -166,7 +177,13 @@ pub fn validate(paths: &[impl AsRef<Path>]) -> ExitCode {
             .map_or("a run".to_string(), |p| format!("run process {p}"));
         eprintln!(
             "{}: warning: a partial file left by {who}, which no longer runs (killed mid-write); the next `collector run` into this folder removes it",
-            stale.path.display()
+            path_for_terminal(&stale.path)
+        );
+    }
+    for left in scratch::leftovers(&std::env::temp_dir()) {
+        eprintln!(
+            "{}: warning: a private temporary folder left by a collector that no longer runs (killed); remove it with `rm -r`",
+            path_for_terminal(&left)
         );
     }
     if ok {

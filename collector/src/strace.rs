@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::scratch::Scratch;
+
 /// Where strace is, or why it cannot be used.
 pub fn find() -> Result<PathBuf, String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -59,11 +61,10 @@ pub fn count(
     probe_args: &[String],
 ) -> Result<BTreeMap<String, u64>, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let report = std::env::temp_dir().join(format!(
-        "pagewalk-strace-{}-{}.txt",
-        std::process::id(),
-        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
+    // strace opens `-o` with O_TRUNC, through any symlink: the report goes
+    // to a private folder no one else can write to, removed on return.
+    let scratch = Scratch::new("strace").map_err(|e| format!("a private temporary folder: {e}"))?;
+    let report = scratch.path().join("strace-c.txt");
     let out = Command::new(strace)
         .args(["-f", "-qq", "-c", "-e", &format!("trace={syscalls}"), "-o"])
         .arg(&report)
@@ -72,7 +73,7 @@ pub fn count(
         .output()
         .map_err(|e| format!("running strace: {e}"));
     let text = std::fs::read_to_string(&report);
-    let _ = std::fs::remove_file(&report);
+    drop(scratch);
     let out = out?;
     if !out.status.success() {
         return Err(format!(
@@ -85,8 +86,6 @@ pub fn count(
         &text.map_err(|e| format!("strace -c report: {e}"))?,
     ))
 }
-
-static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// The `calls` column of `strace -c`'s table, by syscall name.
 pub fn parse_counts(text: &str) -> BTreeMap<String, u64> {
@@ -107,6 +106,43 @@ pub fn parse_counts(text: &str) -> BTreeMap<String, u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// strace's `-o` file once had a predictable name (process id and a
+    /// counter): a symlink planted there made strace, as root, truncate
+    /// its target. The report now goes to a private folder, gone after.
+    #[test]
+    fn the_report_never_goes_through_a_planted_symlink() {
+        let Ok(strace) = find() else {
+            eprintln!("strace is not installed: nothing to test");
+            return;
+        };
+        let victim_dir = tempfile::tempdir().unwrap();
+        let victim = victim_dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let pid = std::process::id();
+        let planted: Vec<_> = (0..16)
+            .map(|n| std::env::temp_dir().join(format!("pagewalk-strace-{pid}-{n}.txt")))
+            .collect();
+        for p in &planted {
+            let _ = std::fs::remove_file(p);
+            std::os::unix::fs::symlink(&victim, p).unwrap();
+        }
+        // This test binary, listing its tests: a short program to trace.
+        let counted = count(&strace, "getpid", &["--list".to_string()]);
+        for p in &planted {
+            let _ = std::fs::remove_file(p);
+        }
+        counted.unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let mine = format!("pagewalk-strace-{pid}-");
+        let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&mine))
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
 
     #[test]
     fn counts_from_a_summary_table() {

@@ -18,6 +18,7 @@ pub mod committed;
 pub mod compare;
 pub mod comparison;
 pub mod decimal;
+pub mod display;
 pub mod first_touch;
 pub mod inspect;
 pub mod json;

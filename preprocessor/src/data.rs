@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mdbook_preprocessor::errors::{Error, Result};
+use pagewalk_model::display::{error_for_terminal, path_for_terminal};
 use pagewalk_model::{
     read_run, ExperimentRecord, MachineContext, Provenance, RunFile, Status, UtcTime,
 };
@@ -60,19 +61,19 @@ impl DataSet {
             match read_run(&path) {
                 Ok(run) if run.is_reference() => warnings.push(format!(
                     "{}: field `provenance.kind`: a reference file belongs in data/reference/, passed over",
-                    path.display()
+                    path_for_terminal(&path)
                 )),
                 // Never the run the chapters show: it has none of their
                 // experiments, and as the newest it would blank them all.
                 Ok(run) if run.inspect().is_some() => {
                     warnings.push(format!(
                         "{}: an inspection belongs in data/inspections/; shown on the \"your process\" page only",
-                        path.display()
+                        path_for_terminal(&path)
                     ));
                     inspections.push((run, path));
                 }
                 Ok(run) => own_runs.push(run),
-                Err(e) => warnings.push(format!("{e} (passed over)")),
+                Err(e) => warnings.push(format!("{} (passed over)", error_for_terminal(&e))),
             }
         }
         let own = !own_runs.is_empty();
@@ -128,19 +129,19 @@ fn inspection(
             Ok(run) if run.inspect().is_some() => found.push((run, path)),
             Ok(_) => warnings.push(format!(
                 "{}: field `experiments`: no `inspect` results (a run belongs in data/runs/), passed over",
-                path.display()
+                path_for_terminal(&path)
             )),
-            Err(e) => warnings.push(format!("{e} (passed over)")),
+            Err(e) => warnings.push(format!("{} (passed over)", error_for_terminal(&e))),
         }
     }
     let own = !found.is_empty();
     if !own {
         for path in json_files(&dir.join("example-inspection"))? {
-            let run = read_run(&path).map_err(Error::new)?;
+            let run = read_run(&path).map_err(|e| Error::msg(error_for_terminal(&e)))?;
             if run.inspect().is_none() {
                 return Err(Error::msg(format!(
                     "{}: field `experiments`: expected a `collector inspect` file",
-                    path.display()
+                    path_for_terminal(&path)
                 )));
             }
             found.push((run, path));
@@ -160,13 +161,13 @@ fn inspection(
 fn load_strict(dir: &Path, reference: bool) -> Result<Vec<RunFile>> {
     let mut runs = Vec::new();
     for path in json_files(dir)? {
-        let run = read_run(&path).map_err(Error::new)?;
+        let run = read_run(&path).map_err(|e| Error::msg(error_for_terminal(&e)))?;
         if run.is_reference() != reference {
             let want = if reference { "reference" } else { "collector" };
             return Err(Error::msg(format!(
                 "{}: field `provenance.kind`: expected a {want} file in {}",
-                path.display(),
-                dir.display()
+                path_for_terminal(&path),
+                path_for_terminal(dir)
             )));
         }
         runs.push(run);
@@ -283,7 +284,12 @@ fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::msg(format!("{}: cannot list: {e}", dir.display()))),
+        Err(e) => {
+            return Err(Error::msg(format!(
+                "{}: cannot list: {e}",
+                path_for_terminal(dir)
+            )))
+        }
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -21,6 +21,7 @@ use handlebars::Handlebars;
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::errors::{Error, Result};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+use pagewalk_model::display::{quoted_for_terminal, MAX_LINE_CHARS};
 
 pub use data::DataSet;
 
@@ -38,7 +39,12 @@ impl Preprocessor for Pagewalk {
             .unwrap_or_else(|| "data".into());
         let data = DataSet::load(&ctx.root.join(dir))?;
         for warning in &data.warnings {
-            eprintln!("mdbook-pagewalk: warning: {warning}");
+            // Each names a reader's file, already made safe; this is the
+            // last guard for whatever else a warning quotes.
+            eprintln!(
+                "mdbook-pagewalk: warning: {}",
+                quoted_for_terminal(warning, MAX_LINE_CHARS)
+            );
         }
         let renderer = Renderer::new(Arc::new(data));
         // `mdbook test`: rustdoc gets the code blocks on their source lines.

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use mdbook_pagewalk::Pagewalk;
 use mdbook_preprocessor::Preprocessor;
+use pagewalk_model::display::{quoted_for_terminal, MAX_LINE_CHARS};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +28,15 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mdbook-pagewalk: {e:#}");
+            // The error may quote a file's name or text: made safe to
+            // print, line by line (a template error shows the template's
+            // lines; a reader's file name was escaped where it was named).
+            let text = format!("{e:#}");
+            let lines: Vec<String> = text
+                .lines()
+                .map(|l| quoted_for_terminal(l, MAX_LINE_CHARS))
+                .collect();
+            eprintln!("mdbook-pagewalk: {}", lines.join("\n"));
             ExitCode::FAILURE
         }
     }

@@ -20,6 +20,7 @@ use pagewalk_model::{Latency, Mitigation, Results, SyscallOp, SyscallOpResult, S
 use serde_json::Value;
 
 use super::{Env, Outcome};
+use crate::scratch::Scratch;
 use crate::timing::{self, Recorder};
 use crate::{interrupt, progress, strace};
 
@@ -136,9 +137,15 @@ pub fn getpid(batches: u64, per_batch: u64) -> Recorder {
 
 fn open_close(batches: u64, per_batch: u64) -> Result<(Option<Latency>, Option<String>), String> {
     // A file of our own in the temporary directory: a plain file system
-    // lookup, not procfs's generated files.
-    let path = std::env::temp_dir().join(format!("pagewalk-syscall-{}", std::process::id()));
-    std::fs::write(&path, b"pagewalk").map_err(|e| format!("{}: {e}", path.display()))?;
+    // lookup, not procfs's generated files. In a private folder (removed
+    // when `scratch` drops, on every return), created exclusively: never
+    // through a symlink someone planted.
+    let scratch =
+        Scratch::new("syscall").map_err(|e| format!("a private temporary folder: {e}"))?;
+    let path = scratch.path().join("open-close");
+    std::fs::File::create_new(&path)
+        .and_then(|mut f| io::Write::write_all(&mut f, b"pagewalk"))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let c_path = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
     let mut failed = false;
     let values = timing::batches(batches, per_batch, |_| {
@@ -148,7 +155,7 @@ fn open_close(batches: u64, per_batch: u64) -> Result<(Option<Latency>, Option<S
         unsafe { libc::close(fd) };
     });
     let err = io::Error::last_os_error();
-    let _ = std::fs::remove_file(&path);
+    drop(scratch);
     if failed {
         return Err(format!("open({}): {err}", path.display()));
     }
@@ -254,6 +261,32 @@ fn write_byte(fd: &OwnedFd, b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A symlink planted at the name this file once had (predictable:
+    /// the process id) is never written through, and the private folder
+    /// used instead is gone after the call.
+    #[test]
+    fn open_close_never_writes_through_a_planted_symlink() {
+        let victim_dir = tempfile::tempdir().unwrap();
+        let victim = victim_dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let pid = std::process::id();
+        let planted = std::env::temp_dir().join(format!("pagewalk-syscall-{pid}"));
+        let _ = std::fs::remove_file(&planted);
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let result = open_close(2, 10);
+        let _ = std::fs::remove_file(&planted);
+        assert_eq!(result.unwrap().0.unwrap().n, Some(2));
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let mine = format!("pagewalk-syscall-{pid}-");
+        let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&mine))
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+    }
 
     #[test]
     fn every_operation_measures() {

@@ -66,7 +66,7 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
         Err(not) => not.kept.clone().ok_or_else(|| not.to_string())?,
     };
     if let Some(r) = run.inspect() {
-        print!("{}", summary::render(r, &path));
+        crate::stdout::print(&summary::render(r, &path));
     }
     if let Err(not) = saved {
         eprintln!("collector inspect: {not}");

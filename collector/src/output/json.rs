@@ -1,7 +1,8 @@
 //! Writing a run file so that a crash never leaves half a file and a new run
 //! never replaces an old one: write a temporary file in the same directory,
 //! fsync it, rename it into place with `RENAME_NOREPLACE`, fsync the
-//! directory.
+//! directory. The writer holds the temporary file's lock meanwhile, which
+//! is how a later run tells a killed writer's leftover from a live one's.
 
 use std::ffi::CString;
 use std::fs::{self, File};
@@ -11,31 +12,39 @@ use std::path::{Path, PathBuf};
 
 use pagewalk_model::RunFile;
 
+use crate::lockfile;
+
 /// Writes `run` to `dir/<run_id>.json`, creating `dir` if needed. Fails
 /// rather than overwrite an existing file. Temporary files that killed runs
 /// left behind in `dir` are removed first (see [`stale_temp_files`]).
 pub fn write_new(dir: &Path, run_id: &str, run: &RunFile) -> Result<PathBuf, String> {
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for stale in stale_temp_files(dir) {
-        let _ = fs::remove_file(&stale.path);
-    }
+    remove_stale_temp_files(dir);
     let path = dir.join(format!("{run_id}.json"));
     let tmp = dir.join(temp_name(run_id, std::process::id()));
     let mut text =
         serde_json::to_string_pretty(run).map_err(|e| format!("cannot serialise the run: {e}"))?;
     text.push('\n');
-    let result = write_synced(&tmp, text.as_bytes())
-        .and_then(|()| rename_noreplace(&tmp, &path))
-        .and_then(|()| File::open(dir)?.sync_all());
+    // The lock is held from the file's creation until it has its final
+    // name: while it is held, no other run takes the file for a leftover.
+    let result = lockfile::create_locked(&tmp, 0o644).and_then(|mut file| {
+        write_synced(&mut file, text.as_bytes())
+            .and_then(|()| rename_noreplace(&tmp, &path))
+            .and_then(|()| File::open(dir)?.sync_all())
+            .inspect_err(|_| {
+                let _ = fs::remove_file(&tmp);
+            })
+    });
     if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
         return Err(format!("cannot write {}: {e}", path.display()));
     }
     Ok(path)
 }
 
-/// `.RUNID.PID.json.tmp`: the writer's process id is in the name, so a
-/// later run can tell a dead writer's leftover from a live one's file.
+/// `.RUNID.PID.json.tmp`: unique to its writer. The process id is for
+/// people (`collector validate` names it); whether the writer is still
+/// there is told by the file's lock, since a process id means nothing
+/// across PID namespaces.
 fn temp_name(run_id: &str, pid: u32) -> String {
     format!(".{run_id}.{pid}.json.tmp")
 }
@@ -45,18 +54,35 @@ fn temp_name(run_id: &str, pid: u32) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleTemp {
     pub path: PathBuf,
-    /// The writer's process id, when the name carries one.
+    /// The writer's process id, when the name carries one (in the
+    /// writer's PID namespace, which may not be this one).
     pub pid: Option<u32>,
 }
 
-/// The temporary files in `dir` whose writer is gone: its process id no
-/// longer exists, or (names from before the id was recorded) the file is
-/// over an hour old. A concurrent live run's file is never listed.
+/// The temporary files in `dir` whose writer is gone: nobody holds their
+/// lock (a writer holds it for as long as the file exists under that
+/// name; the kernel releases it when the writer dies). A concurrent live
+/// run's file is never listed, whichever PID namespace it runs in.
 pub fn stale_temp_files(dir: &Path) -> Vec<StaleTemp> {
+    stale_temp_files_locked(dir)
+        .into_iter()
+        .map(|(stale, _lock)| stale)
+        .collect()
+}
+
+/// Removes the stale temporary files in `dir`, each while holding its
+/// lock, so that no writer can take it in between.
+fn remove_stale_temp_files(dir: &Path) {
+    for (stale, _lock) in stale_temp_files_locked(dir) {
+        let _ = fs::remove_file(&stale.path);
+    }
+}
+
+fn stale_temp_files_locked(dir: &Path) -> Vec<(StaleTemp, File)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut stale: Vec<StaleTemp> = entries
+    let mut stale: Vec<(StaleTemp, File)> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
@@ -64,37 +90,21 @@ pub fn stale_temp_files(dir: &Path) -> Vec<StaleTemp> {
             let pid = stem
                 .rsplit_once('.')
                 .and_then(|(_, p)| p.parse::<u32>().ok());
-            let dead = match pid {
-                Some(pid) => !process_exists(pid),
-                None => e
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok())
-                    .is_some_and(|age| age.as_secs() > 3600),
-            };
-            dead.then(|| StaleTemp {
-                path: e.path(),
-                pid,
-            })
+            let lock = lockfile::unheld(&e.path())?;
+            Some((
+                StaleTemp {
+                    path: e.path(),
+                    pid,
+                },
+                lock,
+            ))
         })
         .collect();
-    stale.sort_by(|a, b| a.path.cmp(&b.path));
+    stale.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     stale
 }
 
-fn process_exists(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: signal 0 only checks that the process exists; nothing is sent.
-    let rc = unsafe { libc::kill(pid, 0) };
-    // EPERM: it exists but belongs to someone else.
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = File::options().write(true).create_new(true).open(path)?;
+fn write_synced(file: &mut File, bytes: &[u8]) -> io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -159,6 +169,44 @@ mod tests {
         assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
     }
 
+    /// Whether a temp file is stale is decided by its lock, not by its
+    /// writer's process id: a writer in another PID namespace has an id
+    /// that means nothing here (or another process's).
+    #[test]
+    fn a_locked_temp_file_is_live_whatever_its_pid_and_an_unlocked_one_stale() {
+        use std::os::fd::AsRawFd;
+        let dir = tempfile::tempdir().unwrap();
+        // No process has this id (above any pid_max), as a writer in
+        // another PID namespace looks from here.
+        let foreign = dir.path().join(temp_name("r1", 999_999_999));
+        fs::write(&foreign, "{").unwrap();
+        // The lock is held by another open file description, as the
+        // writer's would be.
+        let held = File::open(&foreign).unwrap();
+        // SAFETY: a valid open descriptor.
+        assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+        // Our own (live) id, but no lock: nobody is writing it.
+        let abandoned = dir.path().join(temp_name("r2", std::process::id()));
+        fs::write(&abandoned, "{").unwrap();
+        let stale = stale_temp_files(dir.path());
+        assert_eq!(
+            stale,
+            vec![StaleTemp {
+                path: abandoned.clone(),
+                pid: Some(std::process::id())
+            }]
+        );
+        write_new(dir.path(), "r3", &run()).unwrap();
+        assert!(foreign.exists(), "a locked file is never removed");
+        assert!(!abandoned.exists(), "an unlocked leftover is removed");
+        drop(held);
+        assert_eq!(
+            stale_temp_files(dir.path()).len(),
+            1,
+            "once unlocked, stale"
+        );
+    }
+
     #[test]
     fn a_dead_writers_temp_file_is_removed_and_a_live_ones_kept() {
         let dir = tempfile::tempdir().unwrap();
@@ -169,7 +217,8 @@ mod tests {
         let dead_tmp = dir.path().join(temp_name("r0", dead));
         let live_tmp = dir.path().join(temp_name("r9", std::process::id()));
         fs::write(&dead_tmp, "{").unwrap();
-        fs::write(&live_tmp, "{").unwrap();
+        // A live writer holds its file's lock.
+        let _writing = lockfile::create_locked(&live_tmp, 0o644).unwrap();
         let stale = stale_temp_files(dir.path());
         assert_eq!(
             stale,

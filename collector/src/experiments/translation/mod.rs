@@ -14,7 +14,7 @@ mod bends;
 mod chase;
 mod checks;
 pub(crate) mod geometry;
-mod hugetlb;
+pub(crate) mod hugetlb;
 mod region;
 pub mod staircase;
 pub mod thp;
