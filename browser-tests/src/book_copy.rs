@@ -53,6 +53,24 @@ pub fn example_run() -> PathBuf {
         .expect("an example run in data/example")
 }
 
+/// The example run as a new run of the reader's, started now (the
+/// newest, so the one shown; the model refuses a start more than a day
+/// ahead of the clock): its id ends in `suffix` (six letters or digits).
+pub fn fresh_run(suffix: &str) -> serde_json::Value {
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(example_run()).unwrap()).unwrap();
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let now = pagewalk_model::UtcTime::from_unix_seconds(secs as i64).rfc3339();
+    let stamp: String = now.chars().filter(|c| *c != '-' && *c != ':').collect();
+    run["provenance"]["run_id"] = format!("{stamp}-{suffix}").into();
+    run["provenance"]["started_utc"] = now.clone().into();
+    run["provenance"]["finished_utc"] = now.into();
+    run
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {

@@ -9,7 +9,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use pagewalk_browser_tests::book_copy::{copy_book, example_run};
+use pagewalk_browser_tests::book_copy::{copy_book, fresh_run};
 use pagewalk_browser_tests::{serial, should_run};
 
 /// Kills `mdbook serve` however the test ends.
@@ -83,12 +83,8 @@ fn mdbook_serve_rebuilds_when_a_run_lands() {
     );
 
     // A run of this reader's, newer than the example, with its own id.
-    let example = example_run();
-    let mut run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap();
-    let id = "20991231T000000Z-5e7e00";
-    run["provenance"]["run_id"] = id.into();
-    run["provenance"]["started_utc"] = "2099-12-31T00:00:00Z".into();
+    let run = fresh_run("5e7e00");
+    let id = run["provenance"]["run_id"].as_str().unwrap().to_string();
     std::fs::write(
         book.join(format!("data/runs/{id}.json")),
         serde_json::to_string(&run).unwrap(),
@@ -96,7 +92,7 @@ fn mdbook_serve_rebuilds_when_a_run_lands() {
     .unwrap();
     assert!(
         wait_for(port, "/introduction.html", Duration::from_secs(120), |b| b
-            .contains(id)),
+            .contains(&id)),
         "the served book never showed the new run {id}: the watcher did not see data/runs/"
     );
 }

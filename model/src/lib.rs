@@ -30,6 +30,7 @@ pub mod machine;
 pub mod memory;
 pub mod noise;
 pub mod numa;
+mod rules;
 pub mod run;
 pub mod sort;
 pub mod stats;

@@ -34,6 +34,10 @@ const MAX_NS: f64 = 3.6e12;
 const MIN_LATENCY_NS: f64 = 0.1;
 /// 1 PiB: more memory than any machine the collector runs on.
 const MAX_BYTES: f64 = (1u64 << 50) as f64;
+/// No run, experiment or watch the collector makes lasts a week.
+pub const MAX_SECONDS: f64 = 7.0 * 86_400.0;
+/// 4 KiB pages in [`MAX_BYTES`]: no count of pages can be larger.
+const MAX_PAGES: f64 = MAX_BYTES / 4096.0;
 
 /// A field's unit, read from its name.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,6 +48,13 @@ enum Unit {
     Duration,
     Bytes,
     Kib,
+    /// A wall or CPU time in seconds (`duration_s`, `cpu_s`; not a rate
+    /// such as `timer_irq_per_s`).
+    Seconds,
+    /// A share of a whole, 0 to 1 (`huge_fraction`).
+    Fraction,
+    /// A number of pages of any size.
+    Pages,
     /// A count or a ratio: only non-negativity is known.
     Plain,
 }
@@ -72,6 +83,12 @@ fn unit_of(key: &str) -> Option<Unit> {
         Some(Unit::Bytes)
     } else if key.ends_with("_kib") {
         Some(Unit::Kib)
+    } else if key.ends_with("_s") && !key.ends_with("_per_s") {
+        Some(Unit::Seconds)
+    } else if key == "fraction" || key.ends_with("_fraction") {
+        Some(Unit::Fraction)
+    } else if key == "pages" || key.ends_with("_pages") {
+        Some(Unit::Pages)
     } else if matches!(key, "n" | "count") {
         Some(Unit::Plain)
     } else {
@@ -153,13 +170,28 @@ fn walk(
             }
         }
         Value::Object(map) => {
+            summary_in_order(map).or_else(|m| fail(path, m))?;
             for (k, item) in map {
+                // Refused before it joins the path: the error names the
+                // object that holds it, never a path ending in a bad key.
+                if k.is_empty() || k.len() > 128 || k.chars().any(forbidden) {
+                    let shown: String = k.chars().take(32).collect();
+                    return fail(
+                        path,
+                        format!(
+                            "has a field name that is not a plain word: {}{}",
+                            crate::json::quoted(&shown),
+                            if shown.len() < k.len() {
+                                " (cut short)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                }
                 let len = path.len();
                 if !path.is_empty() {
                     path.push('.');
-                }
-                if k.len() > 128 || k.chars().any(forbidden) {
-                    return fail(path, "has a field name that is not a plain word".into());
                 }
                 path.push_str(k);
                 walk(item, path, k, unit_of(k).unwrap_or(unit), memory)?;
@@ -171,9 +203,55 @@ fn walk(
     Ok(())
 }
 
+/// A summary of repetitions (`{n, min, median, max, mean}`, the shape of
+/// [`crate::Summary`], in any experiment) summarises at least one, in order.
+fn summary_in_order(map: &serde_json::Map<String, Value>) -> Result<(), String> {
+    let get = |k: &str| map.get(k).and_then(Value::as_f64);
+    let (Some(n), Some(min), Some(median), Some(max)) =
+        (get("n"), get("min"), get("median"), get("max"))
+    else {
+        return Ok(());
+    };
+    if n < 1.0 {
+        return Err(format!(
+            "summarises {} values; a summary has at least one",
+            shortest(n)
+        ));
+    }
+    // The page reads floats to within a few ulp, so equal values written
+    // differently may differ in the last digits.
+    let le = |a: f64, b: f64| a <= b + b.abs() * 1e-12;
+    if !(le(min, median) && le(median, max)) {
+        return Err(format!(
+            "has min {}, median {}, max {}: not in order",
+            shortest(min),
+            shortest(median),
+            shortest(max)
+        ));
+    }
+    match get("mean") {
+        Some(mean) if !(le(min, mean) && le(mean, max)) => Err(format!(
+            "has mean {} outside min {} to max {}",
+            shortest(mean),
+            shortest(min),
+            shortest(max)
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn check_number(x: f64, key: &str, unit: Unit, memory: Option<f64>) -> Result<(), String> {
     if !x.is_finite() {
         return Err("is not a finite number".into());
+    }
+    // Every repetition is kept, so a count of them is bounded as the lists
+    // are (by key only: the fields of a `repetitions` list's entries count
+    // other things).
+    if key == "repetitions" && x > MAX_SAMPLES as f64 {
+        return Err(format!(
+            "is {}; at most {MAX_SAMPLES} repetitions are kept",
+            shortest(x)
+        ));
     }
     if x < 0.0 && unit != Unit::Plain {
         return Err(format!(
@@ -211,15 +289,28 @@ fn check_number(x: f64, key: &str, unit: Unit, memory: Option<f64>) -> Result<()
                 _ => Ok(()),
             }
         }
+        Unit::Seconds if x > MAX_SECONDS => Err(format!(
+            "is {} s, more than a week; nothing the collector measures lasts that long",
+            shortest(x)
+        )),
+        Unit::Fraction if x > 1.0 => Err(format!(
+            "is {}; a fraction of a whole is at most 1",
+            shortest(x)
+        )),
+        Unit::Pages if x > MAX_PAGES => Err(format!(
+            "is {} pages, more than 1 PiB of 4 KiB pages",
+            shortest(x)
+        )),
         _ => Ok(()),
     }
 }
 
 fn unit_word(unit: Unit) -> &'static str {
     match unit {
-        Unit::Latency | Unit::Duration => "time",
+        Unit::Latency | Unit::Duration | Unit::Seconds => "time",
         Unit::Bytes | Unit::Kib => "size",
-        Unit::Plain => "count",
+        Unit::Fraction => "fraction",
+        Unit::Pages | Unit::Plain => "count",
     }
 }
 

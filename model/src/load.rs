@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::limits::{check_tree, MAX_FILE_BYTES};
+use crate::rules;
 use crate::run::{ExperimentRecord, Provenance, Results, RunFile, Status};
 use crate::time::UtcTime;
 use crate::SCHEMA_VERSION;
@@ -41,12 +42,73 @@ pub fn read_run(path: &Path) -> Result<RunFile, ModelError> {
         message: format!("cannot read: {e}"),
     };
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .map_err(cannot)?
+    open_regular(path)
+        .map_err(|message| ModelError {
+            file: label.clone(),
+            field: None,
+            message,
+        })?
         .take(MAX_FILE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(cannot)?;
     parse_run_bytes(&label, &bytes)
+}
+
+/// Opens `path` for reading only if it is a regular file (after
+/// following links). A FIFO would block the open and then the read until
+/// something writes, a device or `/proc/self/fd/1` would never end: the
+/// open does not block (`O_NONBLOCK`, which a regular file ignores) and the
+/// type is checked on the open file, so a swap between check and read
+/// changes nothing.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let kind = file
+        .metadata()
+        .map_err(|e| format!("cannot read: {e}"))?
+        .file_type();
+    if kind.is_file() {
+        Ok(file)
+    } else {
+        Err(format!(
+            "is not a regular file ({}); passed over unread",
+            file_kind(&kind)
+        ))
+    }
+}
+
+/// `O_NONBLOCK` on Linux x86-64 and arm64 (`asm-generic/fcntl.h`); the
+/// model does not depend on libc for one constant.
+#[cfg(unix)]
+const O_NONBLOCK: i32 = 0o4000;
+
+fn file_kind(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else {
+        "not a file"
+    }
 }
 
 /// Parses and validates a run file's bytes: the one rule for the CLI, the
@@ -87,7 +149,10 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
         ));
     }
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let value = crate::json::parse(text).map_err(|e| err(None, format!("not valid JSON: {e}")))?;
+    let value = crate::json::parse(text).map_err(|e| match e.field() {
+        Some(field) => err(Some(field), e.message().to_string()),
+        None => err(None, format!("not valid JSON: {e}")),
+    })?;
     // The version decides how to read the rest, so check it before anything
     // else: a newer file must say "newer", not "unknown field".
     let version = value.get("schema_version").ok_or_else(|| {
@@ -101,7 +166,13 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
             Some("schema_version".into()),
             format!(
                 "expected a whole number, found {}",
-                crate::json::describe(version)
+                match version {
+                    // Echoed whole, a long string would fill a terminal.
+                    serde_json::Value::String(s) if s.len() > 40 => {
+                        format!("a string of {} bytes", s.len())
+                    }
+                    v => crate::json::describe(v),
+                }
             ),
         )
     })?;
@@ -164,18 +235,17 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
         expect_name(e, results.kind().name()).map_err(|m| (at("name"), m))?;
         // Rules of one kind's content that serde cannot express.
         let field = |f: &str| at(&format!("results.{}.{f}", results.kind().name()));
-        match results {
-            Results::FirstTouch(ft) => faults_fit_pages(ft).map_err(|(f, m)| (field(&f), m))?,
-            Results::Inspect(r) => r.check().map_err(|(f, m)| (field(&f), m))?,
-            Results::Tail(_)
-            | Results::Alloc(_)
-            | Results::Syscall(_)
-            | Results::Noise(_)
-            | Results::Numa(_)
-            | Results::Staircase(_)
-            | Results::TlbReach(_)
-            | Results::Thp(_) => {}
-        }
+        let checked = match results {
+            Results::FirstTouch(ft) => rules::first_touch(ft),
+            Results::Inspect(r) => r.check(),
+            Results::Tail(t) => rules::tail(t),
+            Results::Numa(n) => rules::numa(n),
+            Results::Staircase(s) => rules::curves(&s.curves),
+            Results::TlbReach(t) => rules::curves(&t.curves),
+            Results::Thp(t) => rules::thp(t),
+            Results::Alloc(_) | Results::Syscall(_) | Results::Noise(_) => Ok(()),
+        };
+        checked.map_err(|(f, m)| (field(&f), m))?;
     }
     Ok(())
 }
@@ -204,9 +274,25 @@ fn validate_provenance(p: &Provenance) -> Result<(), (String, String)> {
         return Ok(());
     };
     let field = |f: &str| format!("provenance.{f}");
-    UtcTime::parse(started_utc).map_err(|m| (field("started_utc"), m))?;
+    let started = UtcTime::parse(started_utc).map_err(|m| (field("started_utc"), m))?;
+    // The newest run is the one shown: a date from the future would shadow
+    // every run made after it, for good.
+    if let Some(now) = now_unix_seconds() {
+        if started.unix_seconds() > now + 86_400 {
+            return Err((
+                field("started_utc"),
+                format!("is {started}, more than a day after this machine's clock says it is now"),
+            ));
+        }
+    }
     if let Some(t) = finished_utc {
-        UtcTime::parse(t).map_err(|m| (field("finished_utc"), m))?;
+        let finished = UtcTime::parse(t).map_err(|m| (field("finished_utc"), m))?;
+        if finished < started {
+            return Err((
+                field("finished_utc"),
+                format!("is {finished}, before the run started ({started})"),
+            ));
+        }
     }
     // The run id is also a file name: letters, digits and dashes only.
     let plain = |c: char| c.is_ascii_alphanumeric() || c == '-';
@@ -222,35 +308,20 @@ fn validate_provenance(p: &Provenance) -> Result<(), (String, String)> {
     Ok(())
 }
 
-/// A first pass takes at most one fault per page, and the other phases not
-/// many more; faults a hundred times the pages were not counted here.
-fn faults_fit_pages(ft: &crate::FirstTouchResults) -> Result<(), (String, String)> {
-    let most = ft.pages.saturating_mul(100).saturating_add(10_000);
-    for (m, mode) in ft.modes.iter().enumerate() {
-        let runs = [("samples", &mode.samples), ("later_runs", &mode.later_runs)];
-        for (list, samples) in runs {
-            for (s, sample) in samples.iter().enumerate() {
-                for phase in crate::Phase::ALL {
-                    let Some(p) = sample.phase(phase) else {
-                        continue;
-                    };
-                    let faults =
-                        (p.minor_faults.unwrap_or(0)).saturating_add(p.major_faults.unwrap_or(0));
-                    if faults <= most {
-                        continue;
-                    }
-                    return Err((
-                        format!("modes[{m}].{list}[{s}].{}", phase.field()),
-                        format!(
-                            "counts {faults} faults for {} pages; at most {most} are possible",
-                            ft.pages
-                        ),
-                    ));
-                }
-            }
-        }
+/// The clock, where there is one without JavaScript: the page
+/// (wasm32-unknown-unknown) has none, and a dropped file shadows nothing.
+fn now_unix_seconds() -> Option<i64> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        i64::try_from(now.as_secs()).ok()
     }
-    Ok(())
+    #[cfg(target_arch = "wasm32")]
+    {
+        None
+    }
 }
 
 fn expect_name(e: &ExperimentRecord, name: &str) -> Result<(), String> {

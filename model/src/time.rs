@@ -73,6 +73,57 @@ impl UtcTime {
         }
     }
 
+    /// Seconds since 1970-01-01T00:00:00Z (leap seconds not counted).
+    pub fn unix_seconds(&self) -> i64 {
+        // Days from the civil date (Howard Hinnant's `days_from_civil`).
+        let (m, d) = (i64::from(self.month), i64::from(self.day));
+        let y = i64::from(self.year) - i64::from(m <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        days * 86_400
+            + i64::from(self.hour) * 3600
+            + i64::from(self.minute) * 60
+            + i64::from(self.second)
+    }
+
+    /// The time `secs` after 1970-01-01T00:00:00Z (the inverse of
+    /// [`UtcTime::unix_seconds`]; Hinnant's `civil_from_days`).
+    pub fn from_unix_seconds(secs: i64) -> UtcTime {
+        let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        UtcTime {
+            year: year as u16,
+            month: month as u8,
+            day: day as u8,
+            hour: (rest / 3600) as u8,
+            minute: (rest % 3600 / 60) as u8,
+            second: (rest % 60) as u8,
+            nanos: 0,
+        }
+    }
+
+    /// `2026-11-30T09:00:14Z`, as the collector writes it (whole seconds).
+    pub fn rfc3339(&self) -> String {
+        format!(
+            "{}T{:02}:{:02}:{:02}Z",
+            self.date(),
+            self.hour,
+            self.minute,
+            self.second
+        )
+    }
+
     /// `2026-11-30`.
     pub fn date(&self) -> String {
         format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
@@ -122,6 +173,22 @@ mod tests {
             "",
         ] {
             assert!(UtcTime::parse(s).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn unix_seconds_match_the_calendar() {
+        let at = |s: &str| UtcTime::parse(s).unwrap().unix_seconds();
+        assert_eq!(at("1970-01-01T00:00:00Z"), 0);
+        assert_eq!(at("2000-03-01T00:00:00Z"), 951_868_800);
+        assert_eq!(at("2026-11-30T09:00:14Z"), 1_796_029_214);
+        assert_eq!(at("2024-02-29T23:59:59Z") + 1, at("2024-03-01T00:00:00Z"));
+        for s in [
+            "1970-01-01T00:00:00Z",
+            "2024-02-29T23:59:59Z",
+            "2026-11-30T09:00:14Z",
+        ] {
+            assert_eq!(UtcTime::from_unix_seconds(at(s)).rfc3339(), s);
         }
     }
 

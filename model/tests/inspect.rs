@@ -53,6 +53,10 @@ fn each_rule_names_its_field() {
 
     let mut v = fixture();
     v["experiments"][0]["results"]["inspect"]["samples"][1]["t_s"] = (-1.0).into();
+    assert_eq!(field_of_error(&v), format!("{at}.samples[1].t_s"));
+
+    let mut v = fixture();
+    v["experiments"][0]["results"]["inspect"]["samples"][2]["t_s"] = 0.0.into();
     assert_eq!(field_of_error(&v), format!("{at}.samples"));
 
     let mut v = fixture();

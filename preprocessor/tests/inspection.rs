@@ -75,8 +75,8 @@ fn the_readers_newest_wins_over_the_example_and_is_never_the_run() {
     older["provenance"]["started_utc"] = "2020-01-01T00:00:00Z".into();
     older["experiments"][0]["results"]["inspect"]["command"] = "older".into();
     let mut newer = inspection_json();
-    newer["provenance"]["run_id"] = "20300101T000000Z-000002".into();
-    newer["provenance"]["started_utc"] = "2030-01-01T00:00:00Z".into();
+    newer["provenance"]["run_id"] = "20260101T000000Z-000002".into();
+    newer["provenance"]["started_utc"] = "2026-01-01T00:00:00Z".into();
     newer["experiments"][0]["results"]["inspect"]["command"] = "<b>newer</b>".into();
     let v0 = &mut newer["experiments"][0]["results"]["inspect"]["verdicts"][0];
     v0["reason"] = "<script>alert(1)</script>".into();

@@ -127,6 +127,26 @@ impl FieldError {
         self
     }
 
+    /// While parsing: the key an error inside a value sits under, for the
+    /// errors that name a field (a repeated key); a syntax error names a
+    /// line and column instead, as serde_json's does.
+    pub(super) fn within_key(self, key: &str) -> FieldError {
+        if self.0.path.is_empty() {
+            self
+        } else {
+            self.at_key(key)
+        }
+    }
+
+    /// [`FieldError::within_key`] for an array's entry.
+    pub(super) fn within_index(self, index: usize) -> FieldError {
+        if self.0.path.is_empty() {
+            self
+        } else {
+            self.at_index(index)
+        }
+    }
+
     #[inline(never)]
     pub(super) fn at_index(mut self, index: usize) -> FieldError {
         self.0.path.push(Segment::Index(index));

@@ -26,6 +26,8 @@ mod impls;
 mod parse;
 #[doc(hidden)]
 pub mod read;
+#[doc(hidden)]
+pub mod shape;
 
 pub use error::{describe, quoted, FieldError};
 pub use pagewalk_model_derive::FromJson;
@@ -45,6 +47,13 @@ pub trait FromJson: Sized {
     fn absent(field: &'static str) -> Result<Self, FieldError> {
         Err(FieldError::missing(field))
     }
+
+    /// The JSON this type reads, for tests that walk every field (see
+    /// [`shape`]); hand-written readers leave it undescribed.
+    #[doc(hidden)]
+    fn shape() -> shape::Shape {
+        shape::Shape::Opaque
+    }
 }
 
 /// Parses `text` and reads a `T` from it.
@@ -53,7 +62,8 @@ pub fn from_str<T: FromJson>(text: &str) -> Result<T, FieldError> {
 }
 
 /// Parses JSON text into a tree, as `serde_json::from_str::<Value>` does
-/// (the same text accepted, the same error where it is not; see `parse`).
+/// (the same text accepted, the same error where it is not; see `parse`),
+/// except that a key repeated in one object is refused with its field.
 pub fn parse(text: &str) -> Result<Value, FieldError> {
     parse::parse(text)
 }

@@ -10,6 +10,8 @@
 //! types. Whole numbers stay `u64`/`i64` where they fit, as in serde_json;
 //! floats are the exact nearest `f64` natively, and within a few units in
 //! the last place in the page (`float.rs`).
+//! One difference, on purpose: a key given twice in one object is refused,
+//! naming its field, where serde_json keeps the last.
 //! Nesting 128 arrays and objects deep is refused, as serde_json
 //! refuses it, so a hostile file cannot exhaust the stack.
 
@@ -22,16 +24,12 @@ use super::FieldError;
 const MAX_DEPTH: u32 = 128;
 
 pub(super) fn parse(text: &str) -> Result<Value, FieldError> {
-    let mut p = Parser {
-        source: text,
-        text: text.as_bytes(),
-        at: 0,
-        depth: 0,
-    };
-    let value = p.value()?;
-    p.blank();
-    if p.at < p.text.len() {
-        return Err(p.error_at_next("trailing characters"));
+    let mut first = Parser::new(text, false);
+    let value = first.document()?;
+    // A syntax error anywhere comes first, as in serde_json; only a
+    // document that parses and repeats a key is read again, to name it.
+    if first.saw_duplicate {
+        Parser::new(text, true).document()?;
     }
     Ok(value)
 }
@@ -42,9 +40,32 @@ struct Parser<'a> {
     text: &'a [u8],
     at: usize,
     depth: u32,
+    /// Stop at a repeated key with its field (the second reading).
+    locate_duplicate: bool,
+    saw_duplicate: bool,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(source: &'a str, locate_duplicate: bool) -> Parser<'a> {
+        Parser {
+            source,
+            text: source.as_bytes(),
+            at: 0,
+            depth: 0,
+            locate_duplicate,
+            saw_duplicate: false,
+        }
+    }
+
+    fn document(&mut self) -> Result<Value, FieldError> {
+        let value = self.value()?;
+        self.blank();
+        if self.at < self.text.len() {
+            return Err(self.error_at_next("trailing characters"));
+        }
+        Ok(value)
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.get(self.at).copied()
     }
@@ -128,7 +149,8 @@ impl Parser<'_> {
             return Err(self.error("EOF while parsing a list"));
         }
         loop {
-            items.push(self.value()?);
+            let at = items.len();
+            items.push(self.value().map_err(|e| e.within_index(at))?);
             self.blank();
             match self.peek() {
                 None => return Err(self.error("EOF while parsing a list")),
@@ -168,7 +190,15 @@ impl Parser<'_> {
                 Some(b':') => self.at += 1,
                 Some(_) => return Err(self.error_at_next("expected `:`")),
             }
-            let value = self.value()?;
+            let value = self.value().map_err(|e| e.within_key(&key))?;
+            // serde_json keeps the last of two equal keys, so a file could
+            // say `"status": "failed", "status": "ok"` and be read as ok.
+            if map.contains_key(&key) {
+                if self.locate_duplicate {
+                    return Err(FieldError::new("is given twice in one object".into()).at_key(&key));
+                }
+                self.saw_duplicate = true;
+            }
             map.insert(key, value);
             self.blank();
             match self.peek() {

@@ -1,0 +1,173 @@
+//! Rules across the fields of one experiment's results that neither serde
+//! nor the tree's limits ([`crate::limits`]) can express: counts that must
+//! fit the sizes they count, lists no longer than the repetitions they
+//! keep. Each returns `(field path within the results, message)`.
+//!
+//! They exist because the book prints these numbers: a file with
+//! `pages: 1e15` for a 1 GiB region would be shown as measured.
+
+use crate::translation::{ChasePoint, Curve, ThpResults};
+use crate::{FirstTouchResults, NumaResults, TailResults};
+
+type Checked = Result<(), (String, String)>;
+
+/// No page holds less than one 8-byte pointer of a chase.
+const MIN_BYTES_PER_PAGE: u64 = 8;
+const BASE_PAGE: u64 = 4096;
+
+pub(crate) fn first_touch(ft: &FirstTouchResults) -> Checked {
+    if ft.stride_bytes == 0 {
+        return Err((
+            "stride_bytes".into(),
+            "is 0; a touch stride is at least one byte".into(),
+        ));
+    }
+    at_most(
+        "pages",
+        ft.pages,
+        ft.size_bytes.div_ceil(ft.stride_bytes),
+        "the size over the stride",
+    )?;
+    for (m, mode) in ft.modes.iter().enumerate() {
+        at_most(
+            &format!("modes[{m}].samples"),
+            mode.samples.len() as u64,
+            u64::from(ft.repetitions),
+            "the repetitions",
+        )?;
+    }
+    faults_fit_pages(ft)
+}
+
+pub(crate) fn tail(t: &TailResults) -> Checked {
+    if t.region_bytes == Some(0) {
+        return Err((
+            "region_bytes".into(),
+            "is 0; the hot loop walks fresh memory".into(),
+        ));
+    }
+    if let (Some(pages), Some(bytes)) = (t.pages, t.region_bytes) {
+        at_most(
+            "pages",
+            pages,
+            bytes.div_ceil(BASE_PAGE),
+            "the region in 4 KiB pages",
+        )?;
+    }
+    for (v, variant) in t.variants.iter().enumerate() {
+        if let Some(reps) = t.repetitions {
+            at_most(
+                &format!("variants[{v}].repetitions"),
+                variant.repetitions.len() as u64,
+                u64::from(reps),
+                "the repetitions",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn numa(n: &NumaResults) -> Checked {
+    at_most(
+        "pages",
+        n.pages,
+        n.region_bytes.div_ceil(BASE_PAGE),
+        "the region in 4 KiB pages",
+    )?;
+    for (p, placement) in n.placements.iter().enumerate() {
+        let found = placement
+            .pages_per_node
+            .values()
+            .fold(placement.pages_unknown, |a, &b| a.saturating_add(b));
+        at_most(
+            &format!("placements[{p}].pages_per_node"),
+            found,
+            n.pages,
+            "the pages touched",
+        )?;
+    }
+    Ok(())
+}
+
+pub(crate) fn curves(curves: &[Curve]) -> Checked {
+    for (c, curve) in curves.iter().enumerate() {
+        for (i, point) in curve.points.iter().enumerate() {
+            chase_point(point).map_err(|(f, m)| (format!("curves[{c}].points[{i}].{f}"), m))?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn thp(t: &ThpResults) -> Checked {
+    for (s, size) in t.sizes.iter().enumerate() {
+        for (name, point) in [("small", &size.small), ("huge", &size.huge)] {
+            if let Some(point) = point {
+                chase_point(point).map_err(|(f, m)| (format!("sizes[{s}].{name}.{f}"), m))?;
+            }
+        }
+    }
+    if let Some(point) = t.hugetlb.as_ref().and_then(|h| h.chase.as_ref()) {
+        chase_point(point).map_err(|(f, m)| (format!("hugetlb.chase.{f}"), m))?;
+    }
+    Ok(())
+}
+
+fn chase_point(p: &ChasePoint) -> Checked {
+    if p.region_bytes == 0 {
+        return Err((
+            "region_bytes".into(),
+            "is 0; a chase spans at least one slot".into(),
+        ));
+    }
+    if let Some(pages) = p.pages {
+        at_most(
+            "pages",
+            pages,
+            p.region_bytes / MIN_BYTES_PER_PAGE,
+            "one 8-byte pointer per page of the region",
+        )?;
+    }
+    Ok(())
+}
+
+/// `field` counts `n`, which cannot exceed `most` (`what` says why).
+fn at_most(field: &str, n: u64, most: u64, what: &str) -> Checked {
+    if n <= most {
+        return Ok(());
+    }
+    Err((
+        field.to_string(),
+        format!("is {n}, more than {what} allow ({most})"),
+    ))
+}
+
+/// A first pass takes at most one fault per page, and the other phases not
+/// many more; faults a hundred times the pages were not counted here.
+fn faults_fit_pages(ft: &FirstTouchResults) -> Checked {
+    let most = ft.pages.saturating_mul(100).saturating_add(10_000);
+    for (m, mode) in ft.modes.iter().enumerate() {
+        let runs = [("samples", &mode.samples), ("later_runs", &mode.later_runs)];
+        for (list, samples) in runs {
+            for (s, sample) in samples.iter().enumerate() {
+                for phase in crate::Phase::ALL {
+                    let Some(p) = sample.phase(phase) else {
+                        continue;
+                    };
+                    let faults =
+                        (p.minor_faults.unwrap_or(0)).saturating_add(p.major_faults.unwrap_or(0));
+                    if faults <= most {
+                        continue;
+                    }
+                    return Err((
+                        format!("modes[{m}].{list}[{s}].{}", phase.field()),
+                        format!(
+                            "counts {faults} faults for {} pages; at most {most} are possible",
+                            ft.pages
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
