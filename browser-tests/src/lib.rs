@@ -52,6 +52,7 @@ mod built_book;
 mod chromedriver;
 pub mod human;
 pub mod page;
+pub mod poison;
 pub mod server;
 mod test_run;
 mod urls;

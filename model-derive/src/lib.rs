@@ -185,6 +185,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         }
     };
     let fallback = fallback(&input.data)?;
+    let shape = shape(&input.data, &c)?;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     Ok(quote! {
         impl #impl_generics ::pagewalk_model::json::FromJson for #name #ty_generics #where_clause {
@@ -197,8 +198,86 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             fn fallback() -> Self {
                 #fallback
             }
+
+            fn shape() -> ::pagewalk_model::json::shape::Shape {
+                #shape
+            }
         }
     })
+}
+
+/// The type's [`Shape`](../pagewalk_model/json/shape/enum.Shape.html),
+/// named as the reader names it.
+fn shape(data: &Data, c: &Container) -> syn::Result<Tokens> {
+    let s = quote!(::pagewalk_model::json::shape);
+    Ok(match data {
+        Data::Struct(data) => {
+            let fields = field_shapes(&data.fields, c.rename_all)?;
+            quote!(#s::Shape::Object(#fields))
+        }
+        Data::Enum(data) => {
+            let mut variants = Vec::new();
+            for v in &data.variants {
+                let name = variant_name(v, c.rename_all)?;
+                variants.push((name, v));
+            }
+            if let Some(tag) = &c.tag {
+                let each = variants
+                    .iter()
+                    .map(|(name, v)| Ok((name, field_shapes(&v.fields, None)?)))
+                    .collect::<syn::Result<Vec<_>>>()?;
+                let each = each.iter().map(|(name, f)| quote!((#name, #f)));
+                quote!(#s::Shape::Tagged { tag: #tag, variants: vec![#(#each),*] })
+            } else if variants
+                .iter()
+                .all(|(_, v)| matches!(v.fields, Fields::Unit))
+            {
+                let names = variants.iter().map(|(name, _)| name);
+                quote!(#s::Shape::Word(&[#(#names),*]))
+            } else {
+                let each = variants.iter().map(|(name, v)| match &v.fields {
+                    Fields::Unnamed(f) => {
+                        let ty = &f.unnamed[0].ty;
+                        quote!((#name, Some(<#ty as ::pagewalk_model::json::FromJson>::shape as fn() -> #s::Shape)))
+                    }
+                    _ => quote!((#name, None)),
+                });
+                quote!(#s::Shape::External(vec![#(#each),*]))
+            }
+        }
+        Data::Union(_) => quote!(#s::Shape::Opaque),
+    })
+}
+
+/// `vec![Field { name, shape, optional }, ...]` for named fields.
+fn field_shapes(fields: &Fields, case: Option<Case>) -> syn::Result<Tokens> {
+    let s = quote!(::pagewalk_model::json::shape);
+    let Fields::Named(named) = fields else {
+        return Ok(quote!(vec![]));
+    };
+    let mut each = Vec::new();
+    for field in &named.named {
+        let m = member(&field.attrs)?;
+        let ty = &field.ty;
+        let key = json_key(field, &m, case);
+        let optional = m.default.is_some();
+        each.push(quote!(#s::Field {
+            name: #key,
+            shape: <#ty as ::pagewalk_model::json::FromJson>::shape,
+            optional: #optional,
+        }));
+    }
+    Ok(quote!(vec![#(#each),*]))
+}
+
+/// A field's JSON name: its `rename`, or its Rust name in the container's case.
+fn json_key(field: &syn::Field, m: &Member, case: Option<Case>) -> String {
+    let ident = field.ident.as_ref().expect("named field");
+    let rust = ident.to_string();
+    let rust = rust.strip_prefix("r#").unwrap_or(&rust);
+    m.rename
+        .clone()
+        .unwrap_or_else(|| case.map_or_else(|| rust.to_string(), |c| c.field(rust)))
 }
 
 /// Any value of the type: every field's fallback, or the first variant.
@@ -249,11 +328,7 @@ fn fields(path: Tokens, fields: &Fields, case: Option<Case>) -> syn::Result<Toke
     for field in &named.named {
         let m = member(&field.attrs)?;
         let ident = field.ident.as_ref().expect("named field");
-        let rust = ident.to_string();
-        let rust = rust.strip_prefix("r#").unwrap_or(&rust);
-        let key = m
-            .rename
-            .unwrap_or_else(|| case.map_or_else(|| rust.to_string(), |c| c.field(rust)));
+        let key = json_key(field, &m, case);
         let read = match m.default {
             None => quote!(f.req(#key)),
             Some(Default::Trait) => quote!(f.or_default(#key)),

@@ -19,11 +19,11 @@
 //! | `run`, `r1`, `r2` | context paths of the value on the shown run and each reference |
 //! | `run_per`, `r1_per`, `r2_per` | optional divisors: the value is `run / run_per` (a ratio the context does not hold) |
 
+use crate::helpers::escape_text;
 use handlebars::{
     Context, Handlebars, Helper, HelperResult, Output, RenderContext, RenderError,
     RenderErrorReason, Renderable,
 };
-use pagewalk_figures::esc;
 use serde_json::Value;
 
 use crate::helpers::{format_dur, format_ratio};
@@ -78,7 +78,7 @@ fn drill<'reg, 'rc>(
             p.kind,
             p.unit,
             p.scale,
-            esc(text("what").unwrap_or("the value"))
+            escape_text(text("what").unwrap_or("the value"))
         ))
     );
     // Markdown links, so mdBook points them at the right page in the
@@ -94,7 +94,7 @@ fn drill<'reg, 'rc>(
     if let Some(exp) = text("experiment") {
         links.push(format!(
             "Experiment: <code>collector run {}</code>",
-            esc(exp)
+            escape_text(exp)
         ));
     }
     // Its own block, so Markdown reads the links inside it.
@@ -176,8 +176,8 @@ fn measured(h: &Helper, ctx: &Context, id: &str, p: &Predict) -> Result<String, 
         let data = value.map_or(String::new(), |v| format!(" data-value=\"{v}\""));
         items.push_str(&format!(
             "<li data-who=\"{key}\"{data}><span class=\"pw-drill-who\">{}</span>: <span class=\"pw-drill-value\">{}</span></li>\n",
-            esc(name),
-            esc(&shown)
+            escape_text(name),
+            escape_text(&shown)
         ));
     }
     Ok(format!(
@@ -277,7 +277,7 @@ mod tests {
         .unwrap();
         assert!(html.contains("data-who=\"run\" data-value=\"3\""));
         assert!(html.contains("3.0×"));
-        assert!(html.contains("<li data-who=\"r2\"><span class=\"pw-drill-who\">the reference lab machine (R2)</span>: <span class=\"pw-drill-value\">not measured</span>"));
+        assert!(html.contains("<li data-who=\"r2\"><span class=\"pw-drill-who\">the reference lab machine &#40;R2&#41;</span>: <span class=\"pw-drill-value\">not measured</span>"));
     }
 
     #[test]

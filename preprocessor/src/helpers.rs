@@ -87,11 +87,17 @@ fn register_strings(
     );
 }
 
-/// The escape of every `{{value}}` in a chapter. A chapter is Markdown
-/// that becomes HTML, so a value must be inert in both: HTML's special
-/// characters and Markdown's punctuation become character references,
-/// which Markdown shows as the character and never reads as syntax (a
-/// `[x](javascript:...)` stays those characters, not a link).
+/// The one escape of every value that reaches a chapter, whatever writes
+/// it: a bare `{{value}}`, `{{text}}`, `{{code}}`, the source line, drills,
+/// labs and diagrams. A chapter is Markdown that becomes HTML, and Markdown
+/// reads text even between inline HTML tags (`<code>[x](y)</code>` is a
+/// link), so a value must be inert in both: HTML's special characters and
+/// Markdown's punctuation become character references, which Markdown
+/// shows as the character and never reads as syntax, and which HTML reads
+/// as the character in text and attributes alike (a `[x](javascript:...)`
+/// stays those characters, not a link). Charts are the exception that
+/// needs none of this: a chart is one raw HTML block, which Markdown
+/// passes through unread, drawn by `pagewalk_figures` with its own escape.
 pub fn escape_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -112,17 +118,19 @@ pub fn escape_text(s: &str) -> String {
 }
 
 /// `{{code value}}` (or `{{code value prefix="isolcpus="}}`): the value as
-/// inline code. A Markdown code span would
-/// show character references literally, so this writes `<code>` itself,
-/// with the value escaped for HTML only. A gap is "n/a" as text, not code.
+/// inline code. A Markdown code span would show character references
+/// literally, so this writes `<code>` itself; Markdown still reads what
+/// stands between two inline HTML tags, so the value takes the same escape
+/// as every other value ([`escape_text`]), never HTML's alone. A gap is
+/// "n/a" as text, not code.
 fn code(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
     // `prefix="isolcpus="`: literal text from the chapter, inside the span.
     let prefix = h.hash_get("prefix").and_then(|v| v.value().as_str());
     Ok(string(h, ctx, rc)?.map(|s| {
         format!(
             "<code>{}{}</code>",
-            pagewalk_figures::esc(prefix.unwrap_or("")),
-            pagewalk_figures::esc(&s)
+            escape_text(prefix.unwrap_or("")),
+            escape_text(&s)
         )
     }))
 }

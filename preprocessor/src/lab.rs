@@ -16,7 +16,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use handlebars::Handlebars;
-use pagewalk_figures::{esc, figure_html};
+use pagewalk_figures::figure_html;
+
+use crate::helpers::escape_text;
 use pagewalk_lab::charts;
 
 use crate::helpers::register_named;
@@ -79,24 +81,24 @@ pub fn lab_html(data: &DataSet, name: &str) -> Result<String, String> {
          <p class=\"pw-lab-error\" role=\"alert\" hidden></p>\n\
          <noscript><p class=\"pw-lab-noscript\">{noscript}</p></noscript>\n\
          {figure}</section>",
-        id = esc(name),
-        title = esc(title),
+        id = escape_text(name),
+        title = escape_text(title),
     ))
 }
 
 fn select(name: &str, label: &str, options: &[(String, String)], selected: &str) -> String {
     let mut s = format!(
         "<label>{} <select name=\"{}\" disabled>",
-        esc(label),
-        esc(name)
+        escape_text(label),
+        escape_text(name)
     );
     for (value, text) in options {
         let _ = write!(
             s,
             "<option value=\"{}\"{}>{}</option>",
-            esc(value),
+            escape_text(value),
             if value == selected { " selected" } else { "" },
-            esc(text)
+            escape_text(text)
         );
     }
     s.push_str("</select></label>\n");
@@ -106,9 +108,9 @@ fn select(name: &str, label: &str, options: &[(String, String)], selected: &str)
 fn number(name: &str, label: &str, value: u32, min: u32, max: u32, unit: &str) -> String {
     format!(
         "<label>{} <input name=\"{}\" type=\"number\" value=\"{value}\" min=\"{min}\" max=\"{max}\" disabled> {}</label>\n",
-        esc(label),
-        esc(name),
-        esc(unit)
+        escape_text(label),
+        escape_text(name),
+        escape_text(unit)
     )
 }
 

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use pagewalk_figures::esc;
+use crate::helpers::escape_text;
 use pagewalk_model::Status;
 
 use crate::data::Source;
@@ -39,26 +39,29 @@ pub fn source_html(data: &DataSet, names: &[&str]) -> Result<String, String> {
     let several = by_run.len() > 1;
     let mut parts = Vec::new();
     for (run_id, (experiments, source)) in &by_run {
-        let date = source
-            .started
-            .map_or(String::new(), |t| format!(" of {}", esc(&t.to_string())));
+        let date = source.started.map_or(String::new(), |t| {
+            format!(" of {}", escape_text(&t.to_string()))
+        });
         let which = if several {
-            format!("{}: ", esc(&experiments.join(", ")))
+            format!("{}: ", escape_text(&experiments.join(", ")))
         } else {
             String::new()
         };
-        let mut part = format!("{which}{whose} run <code>{}</code>{date}", esc(run_id));
+        let mut part = format!(
+            "{which}{whose} run <code>{}</code>{date}",
+            escape_text(run_id)
+        );
         if let Some(machine) = &source.other_machine {
             part.push_str(&format!(
                 ", on another machine ({}) than the rest of the book",
-                esc(machine)
+                escape_text(machine)
             ));
         }
         if source.status == Status::Interrupted {
             let why = source.reason.as_deref().unwrap_or("interrupted");
             part.push_str(&format!(
                 ". <strong>That run was cut short</strong> ({}): the figures here hold only what finished",
-                esc(why)
+                escape_text(why)
             ));
         }
         parts.push(part);

@@ -355,10 +355,12 @@ fn strings_from_a_run_are_text_never_markup() {
         "[x](javascript:alert(3)) ![p](http://evil.example/t.png) <img src=x onerror=alert(9)>";
     run.machine.as_mut().unwrap().cpu.model_name = payload.into();
     run.machine.as_mut().unwrap().kernel_release = "6.1`</code><b>".into();
+    // `{{code}}` escaped HTML only, and Markdown made this a live link.
+    run.machine.as_mut().unwrap().thp.enabled = Some("[y](javascript:alert(4))".into());
     write_run(dir.path(), "runs", "hostile.json", &run);
     let out = render(
         dir.path(),
-        "{{run.machine.cpu}} / {{code run.machine.kernel}}",
+        "{{code run.machine.thp_enabled}} {{run.machine.cpu}} / {{code run.machine.kernel}}",
     )
     .unwrap();
     for live in ["](", "<img", "![", "</code><b>"] {
@@ -369,8 +371,9 @@ fn strings_from_a_run_are_text_never_markup() {
         out.contains("&#91;x&#93;&#40;javascript:alert&#40;3&#41;&#41;"),
         "{out}"
     );
+    // Inside `<code>` too: Markdown reads text between inline tags.
     assert!(
-        out.ends_with("<code>6.1`&lt;/code&gt;&lt;b&gt;</code>"),
+        out.ends_with("<code>6.1&#96;&lt;/code&gt;&lt;b&gt;</code>"),
         "{out}"
     );
 }

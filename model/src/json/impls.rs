@@ -6,9 +6,14 @@ use std::collections::BTreeMap;
 
 use serde_json::{Number, Value};
 
+use super::shape::Shape;
 use super::{FieldError, FromJson};
 
 impl FromJson for bool {
+    fn shape() -> Shape {
+        Shape::Bool
+    }
+
     fn fallback() -> bool {
         false
     }
@@ -20,6 +25,10 @@ impl FromJson for bool {
 }
 
 impl FromJson for String {
+    fn shape() -> Shape {
+        Shape::Text
+    }
+
     fn fallback() -> String {
         String::new()
     }
@@ -44,6 +53,10 @@ impl FromJson for () {
 }
 
 impl FromJson for f64 {
+    fn shape() -> Shape {
+        Shape::Number
+    }
+
     fn fallback() -> f64 {
         0.0
     }
@@ -54,6 +67,10 @@ impl FromJson for f64 {
 }
 
 impl FromJson for f32 {
+    fn shape() -> Shape {
+        Shape::Number
+    }
+
     fn fallback() -> f32 {
         0.0
     }
@@ -87,6 +104,10 @@ fn whole<T: TryFrom<u64> + TryFrom<i64>>(
 macro_rules! whole_numbers {
     ($($t:ident)*) => {$(
         impl FromJson for $t {
+            fn shape() -> Shape {
+                Shape::Number
+            }
+
             fn fallback() -> $t {
                 0
             }
@@ -108,6 +129,10 @@ macro_rules! whole_numbers {
 whole_numbers! { u8 u16 u32 u64 usize i8 i16 i32 i64 isize }
 
 impl<T: FromJson> FromJson for Option<T> {
+    fn shape() -> Shape {
+        Shape::Optional(T::shape)
+    }
+
     fn fallback() -> Option<T> {
         None
     }
@@ -125,6 +150,10 @@ impl<T: FromJson> FromJson for Option<T> {
 }
 
 impl<T: FromJson> FromJson for Vec<T> {
+    fn shape() -> Shape {
+        Shape::List(T::shape)
+    }
+
     fn fallback() -> Vec<T> {
         Vec::new()
     }
@@ -144,6 +173,10 @@ impl<T: FromJson> FromJson for Vec<T> {
 }
 
 impl<T: FromJson> FromJson for Box<T> {
+    fn shape() -> Shape {
+        T::shape()
+    }
+
     fn fallback() -> Box<T> {
         Box::new(T::fallback())
     }
@@ -156,9 +189,18 @@ impl<T: FromJson> FromJson for Box<T> {
 /// A map's key, read from the key's text.
 pub trait FromKey: Sized + Ord {
     fn from_key(key: &str) -> Result<Self, FieldError>;
+
+    /// `Text` or `Number`: what a key of this type may say.
+    fn key_shape() -> Shape {
+        Shape::Number
+    }
 }
 
 impl FromKey for String {
+    fn key_shape() -> Shape {
+        Shape::Text
+    }
+
     fn from_key(key: &str) -> Result<String, FieldError> {
         Ok(key.to_string())
     }
@@ -177,6 +219,10 @@ fn numeric_key(key: &str) -> Option<Number> {
 }
 
 impl<K: FromKey, V: FromJson> FromJson for BTreeMap<K, V> {
+    fn shape() -> Shape {
+        Shape::Map(K::key_shape, V::shape)
+    }
+
     fn fallback() -> BTreeMap<K, V> {
         BTreeMap::new()
     }

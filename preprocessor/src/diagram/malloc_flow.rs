@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use pagewalk_figures::esc;
+use crate::helpers::escape_text;
 
 use super::ARROW_HEAD;
 
@@ -126,7 +126,7 @@ pub(super) fn draw() -> String {
                 "<text x=\"{}\" y=\"{}\">{}</text>",
                 b.x + 8,
                 b.y + 18 + 15 * i as u32,
-                esc(line)
+                escape_text(line)
             );
         }
     }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use pagewalk_figures::esc;
+use crate::helpers::escape_text;
 
 use super::ARROW_HEAD;
 
@@ -72,8 +72,8 @@ pub(super) fn draw() -> String {
             t1 = y + 16,
             t2 = y + 31,
             wx = x + 344,
-            line1 = esc(line1),
-            line2 = esc(line2),
+            line1 = escape_text(line1),
+            line2 = escape_text(line2),
         );
         if i + 1 < FAULT_STEPS.len() {
             let next_x = if FAULT_STEPS[i + 1].0 == "CPU" {
@@ -99,7 +99,7 @@ pub(super) fn draw() -> String {
     let _ = write!(
         svg,
         "<desc id=\"pw-fault-desc\">{}</desc>",
-        esc(&text.join(" "))
+        escape_text(&text.join(" "))
     );
     svg.push_str(ARROW_HEAD);
     svg.push_str("</svg>");

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use pagewalk_figures::esc;
+use crate::helpers::escape_text;
 
 use super::{decode, Decoded, PageSize, ARROW_HEAD};
 
@@ -107,7 +107,7 @@ fn walk_sentence(hex: &str, d: &Decoded) -> String {
         .zip(names)
         .map(|(i, n)| format!("{n} entry {i}"))
         .collect();
-    esc(&format!(
+    escape_text(&format!(
         "{hex} with 4 KiB pages: {}, offset {:#x} ({}).",
         parts.join(", "),
         d.offset,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use pagewalk_figures::esc;
+use crate::helpers::escape_text;
 use serde_json::Value;
 
 use super::ARROW_HEAD;
@@ -63,9 +63,9 @@ pub(super) fn draw(ctx: &Value) -> String {
             series = i + 1,
             t1 = y + 20,
             t2 = y + 44,
-            name = esc(name),
-            cost = esc(cost),
-            detail = esc(&detail),
+            name = escape_text(name),
+            cost = escape_text(cost),
+            detail = escape_text(&detail),
         );
         if i + 1 < TLB_LEVELS.len() {
             let _ = write!(
@@ -86,7 +86,7 @@ pub(super) fn draw(ctx: &Value) -> String {
          <figcaption><p id=\"pw-tlb-text\">Where a load's translation is found, each level \
          tried on a miss in the one above: {}. Entries and reach are what CPUID reported \
          on the run this book shows.</p></figcaption></figure>\n",
-        esc(&words.join("; then "))
+        escape_text(&words.join("; then "))
     )
 }
 

@@ -45,7 +45,7 @@ fn every_value_helper_prints_a_gap_as_na_and_fails_on_a_typo() {
                {{text none missing=\"not reported\"}} {{text @root.top}}{{/each}}";
     assert_eq!(
         hb.render_template(row, &ctx).unwrap(),
-        "1.50 µs 500× 300% a&#42;b <code>k=a*b</code> n/a n/a n/a n/a n/a not reported x"
+        "1.50 µs 500× 300% a&#42;b <code>k=a&#42;b</code> n/a n/a n/a n/a n/a not reported x"
     );
     for name in ["dur", "ratio", "pct", "text", "code", "spread"] {
         let t = format!("{{{{#each rows}}}}{{{{{name} nope ns}}}}{{{{/each}}}}");
