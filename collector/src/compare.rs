@@ -134,7 +134,7 @@ fn markdown(c: &RunComparison) -> String {
     );
     let _ = writeln!(out, "|---|---|---|--:|--:|--:|--:|---|---|");
     for r in &c.rows {
-        let v = cells(r);
+        let v: Vec<String> = cells(r).iter().map(|c| cell(c)).collect();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
@@ -164,9 +164,20 @@ fn clean(text: &str) -> String {
         .collect()
 }
 
-/// A markdown cell: also no `|`, which would end it.
+/// A Markdown cell (or list item) that reads as the text it holds, on
+/// GitHub or anywhere: every ASCII punctuation character is
+/// backslash-escaped (CommonMark lets any of them be), so no `|` ends the
+/// cell, no `[x](y)` or `https\://` becomes a link, no `<!--` or `<img>`
+/// becomes HTML, and no `&lt;` becomes a character.
 fn cell(text: &str) -> String {
-    clean(text).replace('|', "\\|")
+    let mut out = String::with_capacity(text.len());
+    for c in clean(text).chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -177,5 +188,33 @@ mod tests {
     fn markdown_cells_cannot_break_the_table() {
         assert_eq!(cell("a|b\nc"), "a\\|b c");
         assert_eq!(clean("run\x1b[2J"), "run [2J");
+    }
+
+    /// A kernel string `6.1 <!-- hidden` hid the rest of a pull-request
+    /// comment, and `<img src=...>` passed through as HTML.
+    #[test]
+    fn markdown_cells_are_text_not_markup() {
+        for hostile in [
+            "6.1 <!-- hidden",
+            "<img src=x onerror=alert(1)>",
+            "[x](javascript:alert(1))",
+            "![i](https://evil.example/i.png)",
+            "&lt;b&gt;",
+            "`code` *em* _u_ # h | t",
+        ] {
+            let c = cell(hostile);
+            // Each punctuation character stands behind a backslash, so
+            // Markdown reads none of them as syntax...
+            let mut chars = c.chars();
+            while let Some(ch) = chars.next() {
+                if ch == '\\' {
+                    assert!(chars.next().is_some_and(|n| n.is_ascii_punctuation()));
+                } else {
+                    assert!(!ch.is_ascii_punctuation(), "{hostile:?} -> {c:?}");
+                }
+            }
+            // ...and what it shows is the text as it was.
+            assert_eq!(c.replace('\\', ""), hostile);
+        }
     }
 }

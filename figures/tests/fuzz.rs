@@ -34,6 +34,9 @@ const NUMBERS: &[f64] = &[
     4.2e12,
     9.007199254740993e15,
     1e300,
+    // u64::MAX and u32::MAX: a page count, a repetition count.
+    1.8446744073709552e19,
+    4294967295.0,
 ];
 const STRINGS: &[&str] = &[
     "",
@@ -42,6 +45,8 @@ const STRINGS: &[&str] = &[
     "a\nb",
     "\u{202e}evil",
     "2099-12-3\u{e9}<img>",
+    // A real timestamp from the future: it would shadow every later run.
+    "9999-12-31T00:00:00Z",
     "é",
 ];
 
@@ -73,10 +78,12 @@ enum Step {
     Index(usize),
 }
 
-fn at<'a>(v: &'a mut Value, path: &[Step]) -> &'a mut Value {
-    path.iter().fold(v, |v, s| match s {
-        Step::Key(k) => &mut v[k.as_str()],
-        Step::Index(i) => &mut v[*i],
+/// The value at `path`, if an earlier mutation of the same mutant (a list
+/// cut short, a field dropped) left it there.
+fn at<'a>(v: &'a mut Value, path: &[Step]) -> Option<&'a mut Value> {
+    path.iter().try_fold(v, |v, s| match s {
+        Step::Key(k) => v.get_mut(k.as_str()),
+        Step::Index(i) => v.get_mut(*i),
     })
 }
 
@@ -84,7 +91,9 @@ fn mutate(base: &Value, all: &[Vec<Step>], rng: &mut fastrand::Rng) -> Vec<u8> {
     let mut v = base.clone();
     for _ in 0..rng.usize(1..4) {
         let path = &all[rng.usize(..all.len())];
-        let target = at(&mut v, path);
+        let Some(target) = at(&mut v, path) else {
+            continue;
+        };
         *target = match target.take() {
             Value::Number(_) => NUMBERS[rng.usize(..NUMBERS.len())].into(),
             Value::String(_) => STRINGS[rng.usize(..STRINGS.len())].into(),
@@ -104,6 +113,15 @@ fn mutate(base: &Value, all: &[Vec<Step>], rng: &mut fastrand::Rng) -> Vec<u8> {
         };
     }
     let mut bytes = serde_json::to_vec(&v).unwrap();
+    // A key given twice (serde_json would keep the last).
+    if rng.u8(..8) == 0 {
+        let text = String::from_utf8(bytes).unwrap();
+        let (at, twice) = [
+            ("{", "{\"schema_version\":99,"),
+            ("\"status\":", "\"status\":\"failed\",\"status\":"),
+        ][rng.usize(..2)];
+        bytes = text.replacen(at, twice, 1).into_bytes();
+    }
     if rng.u8(..8) == 0 {
         for _ in 0..rng.usize(1..8) {
             let i = rng.usize(..bytes.len());
