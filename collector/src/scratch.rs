@@ -65,6 +65,21 @@ pub fn leftovers(base: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// Entries of the temp folder whose names start with `prefix`: for tests
+/// that check a call left nothing behind.
+#[cfg(test)]
+pub fn in_temp_dir(prefix: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -134,13 +134,7 @@ mod tests {
         }
         counted.unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        let mine = format!("pagewalk-strace-{pid}-");
-        let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with(&mine))
-            .map(|e| e.path())
-            .collect();
+        let left = crate::scratch::in_temp_dir(&format!("pagewalk-strace-{pid}-"));
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 

@@ -42,15 +42,7 @@ fn validate_prints_hostile_file_names_inert() {
     let good = fs::read_to_string(example()).unwrap();
     fs::write(runs.join(format!("a{HOSTILE}.json")), &good).unwrap();
     // A bad file whose refused value is long and hostile too.
-    let key = "\"schema_version\": ";
-    let at = good.find(key).unwrap() + key.len();
-    let digits = good[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
-    let bad = format!(
-        "{}\"\\u001b[2J{}\"{}",
-        &good[..at],
-        "9".repeat(100_000),
-        &good[at + digits..]
-    );
+    let bad = pagewalk_model::committed::with_hostile_version(&good);
     fs::write(runs.join(format!("b{HOSTILE}.json")), bad).unwrap();
     // A partial file left by a killed run, named by the run.
     fs::write(runs.join(format!(".c{HOSTILE}.999999999.json.tmp")), "{").unwrap();

@@ -22,3 +22,20 @@ pub fn files() -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// `good` (a run file's text) with its `schema_version` replaced by a
+/// 100 KB string that starts with an escape sequence: an error that echoed
+/// it whole would fill and rewrite a terminal.
+pub fn with_hostile_version(good: &str) -> String {
+    let key = "\"schema_version\": ";
+    let at = good.find(key).expect("a schema_version") + key.len();
+    let digits = good[at..]
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(good.len() - at);
+    format!(
+        "{}\"\\u001b[2J{}\"{}",
+        &good[..at],
+        "9".repeat(100_000),
+        &good[at + digits..]
+    )
+}

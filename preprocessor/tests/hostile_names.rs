@@ -25,15 +25,7 @@ fn warnings_quote_hostile_names_and_values() {
     let dir = common::data_dir(&first);
     let runs = dir.path().join("runs");
     let good = fs::read_to_string(&first).unwrap();
-    let key = "\"schema_version\": ";
-    let at = good.find(key).unwrap() + key.len();
-    let digits = good[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
-    let bad = format!(
-        "{}\"\\u001b[2J{}\"{}",
-        &good[..at],
-        "9".repeat(100_000),
-        &good[at + digits..]
-    );
+    let bad = pagewalk_model::committed::with_hostile_version(&good);
     fs::write(runs.join(format!("a{HOSTILE}.json")), bad).unwrap();
     fs::write(runs.join(format!("b{HOSTILE}.json")), "{").unwrap();
     let reference = fs::read_dir(dir.path().join("reference"))

@@ -278,13 +278,7 @@ mod tests {
         let _ = std::fs::remove_file(&planted);
         assert_eq!(result.unwrap().0.unwrap().n, Some(2));
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        let mine = format!("pagewalk-syscall-{pid}-");
-        let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with(&mine))
-            .map(|e| e.path())
-            .collect();
+        let left = crate::scratch::in_temp_dir(&format!("pagewalk-syscall-{pid}-"));
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 
