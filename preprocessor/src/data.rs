@@ -77,12 +77,15 @@ impl DataSet {
             }
         }
         let own = !own_runs.is_empty();
-        let runs = if own {
-            own_runs
+        let example = load_strict(&dir.join("example"), false)?;
+        let (run, sources) = if own {
+            // A reader's first partial run (`collector run syscall`) must
+            // not blank every other chapter: each experiment the reader
+            // has no record of is shown from the example, and says so.
+            with_example_for_the_rest(merge(own_runs), merge(example))
         } else {
-            load_strict(&dir.join("example"), false)?
+            merge(example)
         };
-        let (run, sources) = merge(runs);
         let inspection = inspection(dir, inspections, &mut warnings)?;
         Ok(DataSet {
             run,
@@ -187,6 +190,13 @@ pub struct Source {
     /// The machine of that run, when it is not the machine the rest of the
     /// book describes (the newest run's): `AMD EPYC ..., kernel 6.1.0`.
     pub other_machine: Option<String>,
+    /// The committed example's, shown because the reader's runs have no
+    /// record of this experiment yet.
+    pub example: bool,
+    /// True for a `--quick` run.
+    pub quick: bool,
+    /// The machine the run was made on, when the file says.
+    pub machine: Option<MachineContext>,
 }
 
 /// The newest run first: by parsed start time, then run id.
@@ -237,13 +247,14 @@ fn merge(mut runs: Vec<RunFile>) -> (Option<RunFile>, BTreeMap<String, Source>) 
     let sources = chosen
         .iter()
         .map(|(record, run)| {
-            let (run_id, started) = match &run.provenance {
+            let (run_id, started, quick) = match &run.provenance {
                 Provenance::Collector {
                     run_id,
                     started_utc,
+                    quick,
                     ..
-                } => (run_id.clone(), UtcTime::parse(started_utc).ok()),
-                Provenance::Reference { name, .. } => (name.clone(), None),
+                } => (run_id.clone(), UtcTime::parse(started_utc).ok(), *quick),
+                Provenance::Reference { name, .. } => (name.clone(), None, false),
             };
             let source = Source {
                 run_id,
@@ -251,6 +262,9 @@ fn merge(mut runs: Vec<RunFile>) -> (Option<RunFile>, BTreeMap<String, Source>) 
                 status: record.status,
                 reason: record.reason.clone(),
                 other_machine: other_machine(base.machine.as_ref(), run.machine.as_ref()),
+                example: false,
+                quick,
+                machine: run.machine.clone(),
             };
             (record.name.clone(), source)
         })
@@ -258,6 +272,33 @@ fn merge(mut runs: Vec<RunFile>) -> (Option<RunFile>, BTreeMap<String, Source>) 
     let mut merged = base.clone();
     merged.experiments = chosen.into_iter().map(|(r, _)| r.clone()).collect();
     (Some(merged), sources)
+}
+
+/// The reader's merged run with every experiment it lacks taken from the
+/// example's, each source marked as the example's and naming its machine
+/// when that is not the reader's.
+fn with_example_for_the_rest(
+    own: (Option<RunFile>, BTreeMap<String, Source>),
+    example: (Option<RunFile>, BTreeMap<String, Source>),
+) -> (Option<RunFile>, BTreeMap<String, Source>) {
+    let (Some(mut run), mut sources) = own else {
+        return (None, BTreeMap::new());
+    };
+    let (Some(example), mut example_sources) = example else {
+        return (Some(run), sources);
+    };
+    for record in example.experiments {
+        if run.experiment(&record.name).is_some() {
+            continue;
+        }
+        if let Some(mut source) = example_sources.remove(&record.name) {
+            source.example = true;
+            source.other_machine = other_machine(run.machine.as_ref(), example.machine.as_ref());
+            sources.insert(record.name.clone(), source);
+        }
+        run.experiments.push(record);
+    }
+    (Some(run), sources)
 }
 
 /// A short name of `other` when it is not the same machine as `base`.

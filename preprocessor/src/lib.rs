@@ -66,7 +66,12 @@ impl Preprocessor for Pagewalk {
                     }
                 });
                 match rendered {
-                    Ok(text) => ch.content = text,
+                    Ok(text) => {
+                        if let Some(title) = rendered_title(&ch.content, &text) {
+                            ch.name = title;
+                        }
+                        ch.content = text
+                    }
                     Err(e) => failure = failure.take().or(Some(e)),
                 }
             }
@@ -76,6 +81,21 @@ impl Preprocessor for Pagewalk {
             None => Ok(book),
         }
     }
+}
+
+/// A chapter whose title is itself a template (`# {{#if run.own}}Your
+/// machine{{else}}The example machine{{/if}} at a glance`) is named in the
+/// sidebar and the page title as it renders, so the book never calls the
+/// example "your machine". The rendered title is the first line as
+/// rendered; one with an escaped character keeps the SUMMARY's name
+/// (mdBook escapes names itself, and would show the reference).
+fn rendered_title(template: &str, rendered: &str) -> Option<String> {
+    let first = template.lines().next()?;
+    if !(first.starts_with("# ") && first.contains("{{")) {
+        return None;
+    }
+    let title = rendered.lines().next()?.strip_prefix("# ")?.trim();
+    (!title.is_empty() && !title.contains(['&', '<'])).then(|| title.to_string())
 }
 
 /// Renders chapter templates against one loaded [`DataSet`].
@@ -107,5 +127,23 @@ impl Renderer {
         self.hb
             .render_template(template, &self.context)
             .map_err(|e| Error::msg(format!("{chapter}: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rendered_title;
+
+    #[test]
+    fn a_templated_title_names_the_chapter_as_it_renders() {
+        let template =
+            "# {{#if run.own}}Your machine{{else}}The example machine{{/if}} at a glance\n\nText";
+        assert_eq!(
+            rendered_title(template, "# The example machine at a glance\n\nText").as_deref(),
+            Some("The example machine at a glance")
+        );
+        // A plain title is the SUMMARY's business.
+        assert_eq!(rendered_title("# Huge pages\n", "# Huge pages\n"), None);
+        assert_eq!(rendered_title("# {{x}}\n", "# a &#42; b\n"), None);
     }
 }

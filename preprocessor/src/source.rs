@@ -31,11 +31,6 @@ pub fn source_html(data: &DataSet, names: &[&str]) -> Result<String, String> {
     if by_run.is_empty() {
         return Ok(String::new());
     }
-    let whose = if data.own {
-        "your"
-    } else {
-        "the committed example"
-    };
     let several = by_run.len() > 1;
     let mut parts = Vec::new();
     for (run_id, (experiments, source)) in &by_run {
@@ -47,10 +42,25 @@ pub fn source_html(data: &DataSet, names: &[&str]) -> Result<String, String> {
         } else {
             String::new()
         };
+        let whose = if data.own && !source.example {
+            "your"
+        } else {
+            "the committed example"
+        };
         let mut part = format!(
             "{which}{whose} run <code>{}</code>{date}",
             escape_text(run_id)
         );
+        if data.own && source.example {
+            let commands: Vec<String> = experiments
+                .iter()
+                .map(|e| format!("<code>collector run {}</code>", escape_text(e)))
+                .collect();
+            part.push_str(&format!(
+                " (your runs have none of this yet; {} replaces it with yours)",
+                commands.join(", ")
+            ));
+        }
         if let Some(machine) = &source.other_machine {
             part.push_str(&format!(
                 ", on another machine ({}) than the rest of the book",
@@ -79,6 +89,9 @@ mod tests {
 
     fn source(id: &str, status: Status, other: Option<&str>) -> Source {
         Source {
+            example: false,
+            quick: false,
+            machine: None,
             run_id: id.into(),
             started: UtcTime::parse("2026-11-30T09:00:14Z").ok(),
             status,

@@ -45,6 +45,64 @@ pub struct Context {
     pub r1: Views,
     /// The reference lab machine's published figures (R2), in the same views; null where R2 has none (it has no `tlb-reach` and no `numa`).
     pub r2: Views,
+    /// The run each view of the shown run comes from, keyed as the views are (`whose.ft.kind`, `whose.stair.machine.cpu`): the reader's own, or the committed example's where the reader's runs have none of that experiment yet. A chapter's "Whose numbers" says this, not `run`, which is the newest run only.
+    pub whose: Whose,
+}
+
+/// The run behind each view: [`RunInfo`] per view key, null where the
+/// shown run has no such experiment.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Whose {
+    /// The run behind `ft`.
+    pub ft: Option<RunInfo>,
+    /// The run behind `stair`.
+    pub stair: Option<RunInfo>,
+    /// The run behind `tlb`.
+    pub tlb: Option<RunInfo>,
+    /// The run behind `thp`.
+    pub thp: Option<RunInfo>,
+    /// The run behind `tail`.
+    pub tail: Option<RunInfo>,
+    /// The run behind `alloc`.
+    pub alloc: Option<RunInfo>,
+    /// The run behind `syscall`.
+    pub syscall: Option<RunInfo>,
+    /// The run behind `noise`.
+    pub noise: Option<RunInfo>,
+    /// The run behind `numa`.
+    pub numa: Option<RunInfo>,
+}
+
+impl Whose {
+    /// Each experiment's source, as the book names whose run it is.
+    fn of(data: &DataSet) -> Whose {
+        let mut w = Whose::default();
+        for &kind in Kind::ALL.iter() {
+            let Some(s) = data.sources.get(kind.name()) else {
+                continue;
+            };
+            let info = Some(RunInfo::new(
+                s.run_id.clone(),
+                s.started,
+                s.quick,
+                s.machine.as_ref(),
+                data.own && !s.example,
+            ));
+            match kind {
+                Kind::FirstTouch => w.ft = info,
+                Kind::Staircase => w.stair = info,
+                Kind::TlbReach => w.tlb = info,
+                Kind::Thp => w.thp = info,
+                Kind::Tail => w.tail = info,
+                Kind::Alloc => w.alloc = info,
+                Kind::Syscall => w.syscall = info,
+                Kind::Noise => w.noise = info,
+                Kind::Numa => w.numa = info,
+                Kind::Inspect => {}
+            }
+        }
+        w
+    }
 }
 
 /// One source's views: the shown run's at the top of the context, each
@@ -171,6 +229,7 @@ pub fn context(data: &DataSet) -> Context {
         inspect: inspect::view(data.inspection.as_ref()),
         r1,
         r2,
+        whose: Whose::of(data),
     };
     rows::add(&mut context);
     context
@@ -182,34 +241,40 @@ pub fn schema() -> schemars::Schema {
 }
 
 fn run_info(run: &RunFile, own: bool) -> RunInfo {
-    let (id, date, quick) = match &run.provenance {
+    let (id, started, quick) = match &run.provenance {
         Provenance::Collector {
             run_id,
             started_utc,
             quick,
             ..
-        } => (
-            run_id.clone(),
+        } => (run_id.clone(), UtcTime::parse(started_utc).ok(), *quick),
+        Provenance::Reference { name, .. } => (name.clone(), None, false),
+    };
+    RunInfo::new(id, started, quick, run.machine.as_ref(), own)
+}
+
+impl RunInfo {
+    fn new(
+        id: String,
+        started: Option<UtcTime>,
+        quick: bool,
+        machine: Option<&MachineContext>,
+        own: bool,
+    ) -> RunInfo {
+        RunInfo {
+            kind: if own {
+                "your machine"
+            } else {
+                "the example machine"
+            },
+            own,
+            id,
             // The model has already refused a started_utc that is not a
             // timestamp; a date is only ever printed from a parsed one.
-            UtcTime::parse(started_utc)
-                .map(|t| t.date())
-                .unwrap_or_default(),
-            *quick,
-        ),
-        Provenance::Reference { name, .. } => (name.clone(), String::new(), false),
-    };
-    RunInfo {
-        kind: if own {
-            "your machine"
-        } else {
-            "the example machine"
-        },
-        own,
-        id,
-        date,
-        quick,
-        machine: run.machine.as_ref().map(machine),
+            date: started.map(|t| t.date()).unwrap_or_default(),
+            quick,
+            machine: machine.map(self::machine),
+        }
     }
 }
 
