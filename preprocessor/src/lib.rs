@@ -12,6 +12,7 @@ pub mod doctest;
 pub mod drill;
 pub mod helpers;
 pub mod lab;
+pub mod search;
 pub mod source;
 
 use std::path::PathBuf;
@@ -62,7 +63,8 @@ impl Preprocessor for Pagewalk {
                     if for_rustdoc {
                         doctest::code_blocks_in_place(&ch.content, |b| renderer.render(&name, b))
                     } else {
-                        Ok(text)
+                        // Search reads the chapter's prose, not its figures.
+                        Ok(search::mark_non_prose(&text))
                     }
                 });
                 match rendered {
