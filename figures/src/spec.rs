@@ -73,12 +73,19 @@ pub struct Axis {
     pub markers: Vec<Marker>,
 }
 
-/// A labelled position on an axis, drawn as a dashed line across the plot.
+/// A labelled position on an axis, drawn as a line across the plot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct Marker {
     pub x: f64,
+    /// What it is, in full, for the tooltip and a screen reader
+    /// (`L1 dTLB reach: 72 entries × 4 KiB = 288 KiB`).
     pub label: String,
     pub kind: MarkerKind,
+    /// The few letters drawn at the line (`L1d`, `dTLB`), so that labels
+    /// never pile up on a phone; the key says what each line style means.
+    /// Empty: the label is drawn.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tag: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]

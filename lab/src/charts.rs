@@ -99,6 +99,7 @@ pub fn tlb_markers(report: &TlbReport) -> Vec<Marker> {
             size_label(report.reach_bytes)
         ),
         kind: MarkerKind::Tlb,
+        tag: "model TLB".into(),
     }]
 }
 

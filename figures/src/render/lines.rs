@@ -6,7 +6,7 @@ use super::frame::{axis_title, gridlines, mark_attrs, no_data, text_lines, title
 use super::scale::{clamp, ValueScale};
 use super::text::{esc, exact, n, text_width, with_unit, wrap};
 use super::{Palette, FONT, NARROW, PAD};
-use crate::spec::{Axis, ChartSpec, Marker, Role};
+use crate::spec::{Axis, ChartSpec, Marker, MarkerKind, Role};
 
 /// Size and row pitch of marker labels.
 const MARKER_FONT: f64 = 10.0;
@@ -51,7 +51,7 @@ fn place_markers<'a>(x: &'a Axis, scale: &ValueScale, w: f64) -> (Vec<Placed<'a>
         .into_iter()
         .map(|m| {
             let px = scale.map(m.x);
-            let width = text_width(&m.label, MARKER_FONT);
+            let width = text_width(drawn_label(m), MARKER_FONT);
             let (x0, anchor) = if px + 3.0 + width > right.max(w - 2.0) {
                 (px - 3.0 - width, "end")
             } else {
@@ -91,11 +91,7 @@ fn draw_markers(
     out.push_str("<g class=\"pw-markers\">");
     for p in placed {
         let m = p.m;
-        let dash = match m.kind {
-            crate::spec::MarkerKind::Step => "1 3",
-            crate::spec::MarkerKind::Cache => "6 3",
-            crate::spec::MarkerKind::Tlb => "3 3",
-        };
+        let (dash, colour) = marker_style(m.kind, pal);
         let aria = format!(
             "{} marker: {} at {}",
             m.kind.name(),
@@ -110,8 +106,8 @@ fn draw_markers(
                 n(tx),
                 n(baseline(row)),
                 n(MARKER_FONT),
-                esc(&pal.axis),
-                esc(&m.label)
+                esc(colour),
+                esc(drawn_label(m))
             );
             let blocked = placed.iter().any(|o| {
                 o.label.is_some_and(|(r, ox, ow, _)| {
@@ -124,7 +120,7 @@ fn draw_markers(
         }
         let _ = write!(
             out,
-            "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" aria-label=\"{aria}\"><title>{aria}</title>\
+            "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" role=\"graphics-symbol\" aria-label=\"{aria}\"><title>{aria}</title>\
              <line x1=\"{px}\" y1=\"{t}\" x2=\"{px}\" y2=\"{b}\" stroke=\"{c}\" stroke-dasharray=\"{dash}\"/>{label}</g>",
             kind = m.kind.name(),
             v = exact(m.x),
@@ -132,10 +128,29 @@ fn draw_markers(
             px = n(p.px),
             t = n(y1),
             b = n(bottom),
-            c = esc(&pal.axis),
+            c = esc(colour),
         );
     }
     out.push_str("</g>");
+}
+
+/// What is drawn at a marker's line: its tag, or its label when it has none.
+fn drawn_label(m: &Marker) -> &str {
+    if m.tag.is_empty() {
+        &m.label
+    } else {
+        &m.tag
+    }
+}
+
+/// One line style per kind of marker, named in the legend's key: caches
+/// dashed in the axis colour, TLB reaches dotted in the text colour.
+pub(super) fn marker_style(kind: MarkerKind, pal: &Palette) -> (&'static str, &str) {
+    match kind {
+        MarkerKind::Cache => ("5 3", &pal.axis),
+        MarkerKind::Tlb => ("1.5 2.5", &pal.fg),
+        MarkerKind::Step => ("1 3", &pal.axis),
+    }
 }
 
 /// How long the rotated y-axis title may be: about the plot's height.

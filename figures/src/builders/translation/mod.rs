@@ -64,8 +64,10 @@ fn chase_point(x: f64, p: &ChasePoint) -> Point {
     }
 }
 
-/// Markers at the cache sizes and the TLB reaches. `cache_x` places a
-/// cache of so many bytes; `tlb_x(entries, page bytes)` a TLB level.
+/// Markers at the cache sizes and the TLB reaches, tagged in a few letters
+/// (`L1d`, `L2`, `dTLB`, `STLB`, with the page size where it is not 4 KiB)
+/// and described in full for the tooltip. `cache_x` places a cache of so
+/// many bytes; `tlb_x(entries, page bytes)` a TLB level.
 fn geometry_markers(
     g: &Geometry,
     cache_x: impl Fn(u64) -> f64,
@@ -75,53 +77,88 @@ fn geometry_markers(
         .caches
         .iter()
         .filter(|c| c.kind != "Instruction")
-        .map(|c| Marker {
-            x: cache_x(c.size_bytes),
-            label: format!(
-                "{} {}",
-                if c.level == 1 {
-                    "L1d".into()
-                } else {
-                    format!("L{}", c.level)
-                },
-                size_label(c.size_bytes)
-            ),
-            kind: MarkerKind::Cache,
+        .map(|c| {
+            let tag = if c.level == 1 {
+                "L1d".to_string()
+            } else {
+                format!("L{}", c.level)
+            };
+            Marker {
+                x: cache_x(c.size_bytes),
+                label: format!("{tag} cache: {}", size_label(c.size_bytes)),
+                kind: MarkerKind::Cache,
+                tag,
+            }
         });
     let tlbs = g
         .tlbs
         .iter()
         .filter(|t| t.kind != pagewalk_model::TlbKind::Instruction)
-        .map(|t| Marker {
-            x: tlb_x(u64::from(t.entries), t.page_bytes) as f64,
-            label: format!(
-                "{} {} × {}",
-                if t.level == 1 { "L1 dTLB" } else { "L2 TLB" },
-                t.entries,
-                size_label(t.page_bytes)
-            ),
-            kind: MarkerKind::Tlb,
+        .map(|t| {
+            let level = if t.level == 1 { "dTLB" } else { "STLB" };
+            let tag = if t.page_bytes == 4096 {
+                level.to_string()
+            } else {
+                format!("{level} {}", page_tag(t.page_bytes))
+            };
+            Marker {
+                x: tlb_x(u64::from(t.entries), t.page_bytes) as f64,
+                label: format!(
+                    "{} reach: {} entries × {} = {}",
+                    if t.level == 1 {
+                        "L1 dTLB"
+                    } else {
+                        "L2 TLB (STLB)"
+                    },
+                    t.entries,
+                    size_label(t.page_bytes),
+                    size_label(u64::from(t.entries) * t.page_bytes)
+                ),
+                kind: MarkerKind::Tlb,
+                tag,
+            }
         });
     caches.chain(tlbs).collect()
 }
 
-fn step_markers(steps: &[Step]) -> Vec<Marker> {
-    steps
-        .iter()
-        .map(|s| Marker {
-            x: s.at_x,
-            label: format!(
-                "step ({}): {}",
-                s.regime.label(),
-                match s.kind {
-                    StepKind::Cache => "cache",
-                    StepKind::Translation => "translation",
-                    StepKind::Unclassified => "unclassified",
-                }
-            ),
-            kind: MarkerKind::Step,
-        })
-        .collect()
+/// `2M`, `1G`: a page size in a tag.
+fn page_tag(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{}G", b >> 30),
+        b if b >= 1 << 20 => format!("{}M", b >> 20),
+        b => format!("{}K", b >> 10),
+    }
+}
+
+/// The steps the detector found, said at the point where each starts (in
+/// its tooltip and the data table) rather than drawn as more lines: the
+/// chapter's prose gives the verdicts.
+fn note_steps(series: &mut [Series], steps: &[Step]) {
+    for s in steps {
+        let kind = match s.kind {
+            StepKind::Cache => "a cache level running out",
+            StepKind::Translation => "translation (TLB reach)",
+            StepKind::Unclassified => "unclassified",
+        };
+        let Some(points) = series
+            .iter_mut()
+            .find(|c| c.name.ends_with(s.regime.label()))
+            .map(|c| &mut c.points)
+        else {
+            continue;
+        };
+        let nearest = points.iter_mut().min_by(|a, b| {
+            let d = |p: &Point| (p.x.unwrap_or(f64::INFINITY) - s.at_x).abs();
+            d(a).total_cmp(&d(b))
+        });
+        if let Some(p) = nearest {
+            let step = format!("step found here: {kind}");
+            p.note = Some(match p.note.take() {
+                Some(n) => format!("{n}; {step}"),
+                None => step,
+            });
+        }
+    }
 }
 
 fn skipped(curves: &[Curve]) -> Vec<String> {

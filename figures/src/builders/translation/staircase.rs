@@ -4,7 +4,7 @@
 use pagewalk_model::decimal::shortest;
 use pagewalk_model::{ChasePoint, PublishedLevel, RunFile};
 
-use super::{curves, geometry_markers, size_label, skipped, step_markers, NS_AXIS, NS_UNIT};
+use super::{curves, geometry_markers, note_steps, size_label, skipped, NS_AXIS, NS_UNIT};
 use crate::builders::bars::{joined, source_names, sources};
 use crate::builders::points::missing_reason;
 use crate::builders::{role, series_name};
@@ -12,12 +12,16 @@ use crate::spec::{Axis, ChartKind, ChartSpec, Point, Series};
 
 /// ns per load by region size, log-log: both page regimes of the run, the
 /// reference's published levels, and markers at the run machine's cache
-/// sizes, TLB reaches and the steps the detector found.
+/// sizes and TLB reaches (the steps the detector found are said at their
+/// points).
 pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     let results = run.staircase();
     let mut series: Vec<Series> = results
         .map(|s| curves(run, &s.curves, bytes))
         .unwrap_or_default();
+    if let Some(s) = results {
+        note_steps(&mut series, &s.steps);
+    }
     let mut notes: Vec<String> = missing_reason(run, pagewalk_model::translation::STAIRCASE)
         .into_iter()
         .collect();
@@ -45,9 +49,7 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         notes.extend(skipped(&s.curves));
     }
     let markers = results.map_or_else(Vec::new, |s| {
-        let mut m = geometry_markers(&s.geometry, |b| b as f64, |entries, page| entries * page);
-        m.extend(step_markers(&s.steps));
-        m
+        geometry_markers(&s.geometry, |b| b as f64, |entries, page| entries * page)
     });
     ChartSpec {
         id: "staircase".into(),
@@ -165,28 +167,48 @@ mod tests {
                 .contains("100% backed by huge pages"),
             "{huge:?}"
         );
+        // Caches and TLB levels are drawn, tagged short; the detector's
+        // steps are said at their points, not drawn as more lines.
         let kinds: Vec<MarkerKind> = spec.x.markers.iter().map(|m| m.kind).collect();
-        assert_eq!(
-            kinds,
-            [MarkerKind::Cache, MarkerKind::Tlb, MarkerKind::Step]
-        );
+        assert_eq!(kinds, [MarkerKind::Cache, MarkerKind::Tlb]);
         assert_eq!(spec.x.markers[1].x, 262144.0);
-        assert_eq!(spec.x.markers[1].label, "L1 dTLB 64 × 4 KiB");
+        assert_eq!(spec.x.markers[1].tag, "dTLB");
+        assert_eq!(
+            spec.x.markers[1].label,
+            "L1 dTLB reach: 64 entries × 4 KiB = 256 KiB"
+        );
+        let stepped: Vec<&str> = spec
+            .series
+            .iter()
+            .flat_map(|s| &s.points)
+            .filter_map(|p| p.note.as_deref())
+            .filter(|n| n.contains("step found here"))
+            .collect();
+        assert_eq!(
+            stepped.len(),
+            run.staircase().unwrap().steps.len(),
+            "{stepped:?}"
+        );
     }
 
     #[test]
     fn markers_are_drawn_labelled_and_optional() {
         let spec = staircase(&run(), None);
         let svg = render_svg(&spec, &Palette::light(), 720, 0);
-        // Cache, TLB and step markers all fall inside 64 KiB..4 MiB.
-        assert_eq!(svg.matches("class=\"pw-marker ").count(), 3, "{svg}");
-        assert!(svg.contains("aria-label=\"tlb marker: L1 dTLB 64 × 4 KiB at 256 KiB\""));
-        assert!(svg.contains("class=\"pw-marker pw-marker-step\""));
+        // The cache and the TLB level fall inside 64 KiB..4 MiB.
+        assert_eq!(svg.matches("class=\"pw-marker ").count(), 2, "{svg}");
+        assert!(svg.contains(
+            "aria-label=\"tlb marker: L1 dTLB reach: 64 entries × 4 KiB = 256 KiB at 256 KiB\""
+        ));
+        // The plot shows the tag; the full words are the tooltip's.
+        assert!(svg.contains(">dTLB</text>"), "{svg}");
+        assert!(!svg.contains(">L1 dTLB reach"), "{svg}");
+        assert!(!svg.contains("pw-marker-step"));
         // Outside the plotted range: not drawn.
         let mut far = spec.clone();
         far.x.markers[0].x = 1e12;
         let svg = render_svg(&far, &Palette::light(), 720, 0);
-        assert_eq!(svg.matches("class=\"pw-marker ").count(), 2);
+        assert_eq!(svg.matches("class=\"pw-marker ").count(), 1);
         // A spec written before markers existed still reads.
         let mut json: serde_json::Value = serde_json::to_value(&spec).unwrap();
         json["x"].as_object_mut().unwrap().remove("markers");

@@ -3,7 +3,7 @@
 
 use pagewalk_model::RunFile;
 
-use super::{curves, geometry_markers, size_label, skipped, step_markers, NS_AXIS, NS_UNIT};
+use super::{curves, geometry_markers, note_steps, size_label, skipped, NS_AXIS, NS_UNIT};
 use crate::builders::bars::joined;
 use crate::builders::points::missing_reason;
 use crate::builders::series_name;
@@ -26,14 +26,18 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
     let markers = results.map_or_else(Vec::new, |t| {
         // A TLB runs out at its entry count in 4 KiB pages; a cache at its
         // size in 64-byte lines (one per page).
-        let mut m = geometry_markers(
+        geometry_markers(
             &t.geometry,
             |b| (b / 64) as f64,
             |entries, page| entries * page / 4096,
-        );
-        m.extend(step_markers(&t.steps));
-        m
+        )
     });
+    let mut series = results
+        .map(|t| curves(run, &t.curves, |p| p.pages.map(|n| n as f64)))
+        .unwrap_or_default();
+    if let Some(t) = results {
+        note_steps(&mut series, &t.steps);
+    }
     ChartSpec {
         id: "tlb-reach".into(),
         title: "TLB reach: ns per load by pages touched".into(),
@@ -45,9 +49,7 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
         x: Axis::log("pages touched (one 64-byte line each)", "pages").with_markers(markers),
         y: Axis::log(NS_AXIS, NS_UNIT),
         categories: Vec::new(),
-        series: results
-            .map(|t| curves(run, &t.curves, |p| p.pages.map(|n| n as f64)))
-            .unwrap_or_default(),
+        series,
         note: joined(&notes, ". "),
         empty_note: None,
     }
