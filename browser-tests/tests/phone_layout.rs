@@ -219,3 +219,162 @@ fn no_page_scrolls_sideways_on_a_phone() {
         browser.quit().await
     });
 }
+
+/// Every number (with its unit) in a table cell of `main` that the browser
+/// broke over two lines, with every `<details>` open: `[page text, cell]`.
+/// A number is a run of digits, separators and a unit after a space
+/// (`1.09 ns`, `262,144`, `4 KiB`, `2.8×`); a range's ends are two.
+const WRAPPED_NUMBERS_JS: &str = r#"
+document.querySelectorAll('details').forEach((e) => { e.open = true; });
+const number = /\d[\d,.]*(?:[ \u00a0](?:ns|µs|ms|s|B|KiB|MiB|GiB|TiB|pages|%)(?![\w]))?[%×]?/g;
+const out = [];
+for (const cell of document.querySelectorAll('main table td, main table th')) {
+  const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    for (const m of node.data.matchAll(number)) {
+      const r = document.createRange();
+      r.setStart(node, m.index);
+      r.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+      if (tops.size > 1) out.push([m[0], cell.textContent.trim().slice(0, 80)]);
+    }
+  }
+}
+return out;"#;
+
+/// Chromium at 390 px: no number in any table of a chapter (the charts'
+/// data tables, opened, and the chapters' own) wraps inside its cell. The
+/// staircase's data table once put `1.09 ns (1.09 ns – 1.13 ns)` on five
+/// lines.
+#[test]
+fn no_table_number_wraps_on_a_phone() {
+    let Some(book) = built_book("no_table_number_wraps_on_a_phone") else {
+        return;
+    };
+    let pages: Vec<String> = book
+        .html_pages()
+        .into_iter()
+        .filter(|p| p != "print.html" && p != "toc.html")
+        .collect();
+    run_test(async {
+        let browser = Browser::start().await?;
+        browser.set_width(390).await?;
+        let mut wrapped = Vec::new();
+        let mut tables = 0;
+        for page in &pages {
+            browser.goto(&book.server.url(page)).await?;
+            browser
+                .wait_for("document.readyState === 'complete'")
+                .await?;
+            if page.as_str() != "index.html" && book.chart_pages().contains(page) {
+                browser
+                    .wait_for_charts()
+                    .await
+                    .with_context(|| page.clone())?;
+            }
+            tables += browser
+                .eval("return document.querySelectorAll('main table').length;")
+                .await?
+                .as_u64()
+                .unwrap_or(0);
+            let found: Vec<(String, String)> =
+                serde_json::from_value(browser.eval(WRAPPED_NUMBERS_JS).await?)?;
+            wrapped.extend(
+                found
+                    .into_iter()
+                    .map(|(n, cell)| format!("{page}: {n:?} in {cell:?}")),
+            );
+        }
+        ensure!(tables >= 20, "only {tables} tables were read");
+        ensure!(
+            wrapped.is_empty(),
+            "{} numbers wrap inside their cell at 390 px:\n{}",
+            wrapped.len(),
+            wrapped.join("\n")
+        );
+        browser.quit().await
+    });
+}
+
+/// Chromium at 390 px: the symptom table's reason to exist, its "how to
+/// prove it" column, is on the screen without scrolling sideways (it was
+/// off it in a 652 px table), each row a card.
+#[test]
+fn the_symptom_table_shows_how_to_prove_it_on_a_phone() {
+    let Some(book) = built_book("the_symptom_table_shows_how_to_prove_it_on_a_phone") else {
+        return;
+    };
+    run_test(async {
+        let browser = Browser::start().await?;
+        for width in WIDTHS {
+            browser.set_width(width).await?;
+            browser.goto(&book.server.url("symptoms.html")).await?;
+            browser
+                .wait_for("document.readyState === 'complete'")
+                .await?;
+            let v = browser
+                .eval(
+                    "const t = document.querySelector('main table');
+                     const wrap = t.closest('.table-wrapper') || t.parentElement;
+                     const w = document.documentElement.clientWidth;
+                     const proofs = [...t.tBodies[0].rows].map((r) => r.cells[2]);
+                     const off = proofs.map((c) => c.getBoundingClientRect())
+                       .filter((b) => b.width < 40 || b.left < -0.5 || b.right > w + 0.5)
+                       .length;
+                     return [proofs.length, off, wrap.scrollWidth - wrap.clientWidth,
+                             Math.round(t.getBoundingClientRect().width), w];",
+                )
+                .await?;
+            let count = v[0].as_u64().unwrap_or(0);
+            ensure!(count >= 8, "{width} px: only {count} symptom rows");
+            ensure!(
+                v[1].as_u64() == Some(0) && v[2].as_f64().unwrap_or(1.0) <= 1.0,
+                "{width} px: {} of {count} 'how to prove it' cells are off the screen \
+                 (the table is {} px wide in {} px, its box scrolls {} px)",
+                v[1],
+                v[3],
+                v[4],
+                v[2]
+            );
+        }
+        browser.quit().await
+    });
+}
+
+/// Chromium at 390 px: the staircase's data table, opened, is one line per
+/// row (it was 8,368 px tall): no taller than two lines of its text per
+/// row, and its header.
+#[test]
+fn the_staircase_data_table_is_short_on_a_phone() {
+    let Some(book) = built_book("the_staircase_data_table_is_short_on_a_phone") else {
+        return;
+    };
+    run_test(async {
+        let browser = Browser::start().await?;
+        browser.set_width(390).await?;
+        browser
+            .open_charts(&book.server.url("staircases.html"))
+            .await?;
+        let v = browser
+            .eval(
+                "const d = document.querySelector('figure[data-chart=\"staircase\"] details.pw-chart-data');
+                 d.open = true;
+                 const t = d.querySelector('table');
+                 const cell = t.tBodies[0].rows[0].cells[1];
+                 const cs = getComputedStyle(cell);
+                 const line = parseFloat(cs.lineHeight) || 1.25 * parseFloat(cs.fontSize);
+                 return [t.tBodies[0].rows.length, Math.round(t.tBodies[0].getBoundingClientRect().height), line];",
+            )
+            .await?;
+        let rows = v[0].as_f64().unwrap_or(0.0);
+        let height = v[1].as_f64().unwrap_or(f64::INFINITY);
+        let line = v[2].as_f64().unwrap_or(0.0);
+        ensure!(rows >= 20.0 && line > 0.0, "staircase table: {v}");
+        ensure!(
+            height <= rows * 2.0 * line,
+            "the staircase data table's rows are {height} px tall for {rows} rows of {line} px lines"
+        );
+        eprintln!("staircase data table at 390 px: {rows} rows, {height} px");
+        browser.quit().await
+    });
+}

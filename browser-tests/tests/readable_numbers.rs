@@ -87,6 +87,18 @@ async fn check_table(browser: &Browser, chart: &str, spec: &ChartSpec) -> Result
         table.len() - 1,
         rows.len()
     );
+    // A series' column by its header (a series with whiskers has their
+    // range in the column after it).
+    let columns: Vec<usize> = spec
+        .series
+        .iter()
+        .map(|s| {
+            table[0]
+                .iter()
+                .position(|h| *h == s.name)
+                .with_context(|| format!("{chart}: no column {:?} in {:?}", s.name, table[0]))
+        })
+        .collect::<Result<_>>()?;
     for (want, row) in rows.iter().zip(&table[1..]) {
         let key = match want {
             Row::X(x) => {
@@ -107,8 +119,8 @@ async fn check_table(browser: &Browser, chart: &str, spec: &ChartSpec) -> Result
                 label.clone()
             }
         };
-        for (i, s) in spec.series.iter().enumerate() {
-            let cell = row.get(i + 1).map(String::as_str).unwrap_or_default();
+        for (s, &col) in spec.series.iter().zip(&columns) {
+            let cell = row.get(col).map(String::as_str).unwrap_or_default();
             match want.point(s).and_then(|p| p.value) {
                 Some(v) => ensure!(
                     human::shows(cell, v, &spec.y.unit),

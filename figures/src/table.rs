@@ -10,16 +10,80 @@ use pagewalk_model::units;
 use crate::render::{esc, exact};
 use crate::spec::{ChartKind, ChartSpec, Point, Series};
 
+/// Whether [`human`] writes `unit` into each value (`1.52 µs`, `4 MiB`,
+/// `99.5%`): then a header must not name a unit of its own, since the
+/// values change unit down a column (`(bytes)` above `4 KiB` is wrong).
+fn carries_unit(unit: &str) -> bool {
+    matches!(
+        unit.split(' ').next().unwrap_or(""),
+        "ns" | "bytes" | "B" | "KiB" | "MiB" | "GiB" | "%"
+    )
+}
+
 /// A value in a cell: the unit's quantity only (`1.52 µs`, `4 MiB`,
-/// `99.5%`), since the caption names the whole unit (`ns per page`).
+/// `99.5%`), since the caption names the whole unit (`ns per page`); the
+/// number and its unit never part on a narrow screen.
 fn human(v: f64, unit: &str) -> String {
-    match unit.split(' ').next().unwrap_or("") {
-        head @ ("ns" | "bytes" | "B" | "KiB" | "MiB" | "GiB" | "%") => units::value(v, head),
-        _ => units::count(v),
+    if carries_unit(unit) {
+        units::value(v, unit.split(' ').next().unwrap_or("")).replace(' ', "\u{a0}")
+    } else {
+        units::count(v)
     }
 }
 
-fn cell(p: Option<&Point>, unit: &str) -> String {
+/// `label (unit)`, unless each value says its unit or the label already
+/// names it (`time since the first sample (s)`, `pages touched`).
+fn with_header_unit(label: &str, unit: &str) -> String {
+    let named = unit.is_empty()
+        || carries_unit(unit)
+        || label.contains(&format!("({unit})"))
+        || (unit.len() > 2 && label.contains(unit))
+        || label.split([' ', '(', ')', ',']).any(|w| w == unit);
+    if named {
+        label.to_string()
+    } else {
+        format!("{label} ({unit})")
+    }
+}
+
+/// `text` escaped, each number and the unit after it (`4 KiB pages`,
+/// `order 1 (8 KiB)`) kept on one line; the text itself unchanged.
+fn label(text: &str) -> String {
+    let mut out = String::new();
+    let mut words = text.split(' ').peekable();
+    while let Some(w) = words.next() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let unit = words
+            .peek()
+            .map(|u| u.trim_end_matches([')', ',', ';', ':']));
+        if w.ends_with(|c: char| c.is_ascii_digit())
+            && unit.is_some_and(|u| carries_unit(u) || matches!(u, "s" | "pages" | "TiB"))
+        {
+            let u = words.next().unwrap_or_default();
+            let _ = write!(out, "<span class=\"pw-num\">{} {}</span>", esc(w), esc(u));
+        } else {
+            out.push_str(&esc(w));
+        }
+    }
+    out
+}
+
+/// `lo – hi` of a point's whiskers, the unit said once when both ends
+/// share it (`1.09 – 1.13 ns`); one unbreakable run of text.
+fn range(lo: f64, hi: f64, unit: &str) -> String {
+    let (lo, hi) = (human(lo, unit), human(hi, unit));
+    let shared = match (lo.rsplit_once('\u{a0}'), hi.rsplit_once('\u{a0}')) {
+        (Some((n, u)), Some((_, u2))) if u == u2 => Some(n.to_string()),
+        _ => None,
+    };
+    format!("{}\u{a0}–\u{a0}{hi}", shared.unwrap_or(lo))
+}
+
+/// The cells of point `p`: its value, then (`spread`) its whiskers' range
+/// in a column of its own, so that a number never wraps in a cell.
+fn cells(t: &mut String, p: Option<&Point>, unit: &str, spread: bool) {
     match p {
         Some(Point {
             value: Some(v),
@@ -27,73 +91,83 @@ fn cell(p: Option<&Point>, unit: &str) -> String {
             max,
             ..
         }) => {
-            let mut s = format!("<td data-value=\"{}\">{}", exact(*v), esc(&human(*v, unit)));
-            if let (Some(lo), Some(hi)) = (min, max) {
-                let _ = write!(
-                    s,
-                    " <span class=\"pw-range\">({} – {})</span>",
-                    esc(&human(*lo, unit)),
-                    esc(&human(*hi, unit))
-                );
+            let _ = write!(
+                t,
+                "<td class=\"pw-num\" data-value=\"{}\">{}</td>",
+                exact(*v),
+                esc(&human(*v, unit))
+            );
+            if spread {
+                match (min, max) {
+                    (Some(lo), Some(hi)) => {
+                        let _ = write!(
+                            t,
+                            "<td class=\"pw-num pw-range\">{}</td>",
+                            esc(&range(*lo, *hi, unit))
+                        );
+                    }
+                    _ => t.push_str("<td></td>"),
+                }
             }
-            s.push_str("</td>");
-            s
         }
-        Some(Point {
-            value: None, note, ..
-        }) => format!(
-            "<td><span class=\"pw-gap\">n/a{}</span></td>",
-            note.as_deref()
-                .map(|n| format!(" ({})", esc(n)))
-                .unwrap_or_default()
-        ),
-        None => "<td><span class=\"pw-gap\">n/a</span></td>".to_string(),
+        _ => {
+            let note = p.and_then(|p| p.note.as_deref());
+            let _ = write!(
+                t,
+                "<td><span class=\"pw-gap\">n/a{}</span></td>",
+                note.map(|n| format!(" ({})", esc(n))).unwrap_or_default()
+            );
+            if spread {
+                t.push_str("<td></td>");
+            }
+        }
     }
 }
 
 /// A `<table>` of every value in `spec`: one row per category (bars) or x
-/// value (lines), one column per series; gaps read "n/a" with the reason.
+/// value (lines), one column per series, and after a series with whiskers
+/// their range (`min – max`) in a column of its own; gaps read "n/a" with
+/// the reason.
 pub fn table_html(spec: &ChartSpec) -> String {
     let mut t = String::from("<table class=\"pw-table\">");
-    let unit = if spec.y.unit.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", esc(&spec.y.unit))
-    };
-    let spread = spec
+    let spread: Vec<bool> = spec
         .series
         .iter()
-        .flat_map(|s| &s.points)
-        .any(|p| p.min.is_some() && p.max.is_some());
+        .map(|s| s.points.iter().any(|p| p.min.is_some() && p.max.is_some()))
+        .collect();
     let _ = write!(
         t,
-        "<caption>{}: {}{}{}</caption>",
+        "<caption><span>{}: {}</span></caption>",
         esc(&spec.title),
-        esc(&spec.y.label),
-        unit,
-        if spread {
-            let (low, high) = spec.y.whisker_names();
-            format!("; {} – {} in brackets", esc(low), esc(high))
-        } else {
-            String::new()
-        }
+        esc(&with_header_unit(&spec.y.label, &spec.y.unit)),
     );
     let first = match spec.kind {
         ChartKind::Bars => spec.x.label.clone(),
-        ChartKind::Lines if spec.x.unit.is_empty() => spec.x.label.clone(),
-        ChartKind::Lines => format!("{} ({})", spec.x.label, spec.x.unit),
+        ChartKind::Lines => with_header_unit(&spec.x.label, &spec.x.unit),
     };
-    let _ = write!(t, "<thead><tr><th scope=\"col\">{}</th>", esc(&first));
-    for s in &spec.series {
-        let _ = write!(t, "<th scope=\"col\">{}</th>", esc(&s.name));
+    let _ = write!(t, "<thead><tr><th scope=\"col\">{}</th>", label(&first));
+    let (low, high) = spec.y.whisker_names();
+    for (s, &spread) in spec.series.iter().zip(&spread) {
+        let _ = write!(t, "<th scope=\"col\">{}</th>", label(&s.name));
+        if spread {
+            let _ = write!(
+                t,
+                "<th scope=\"col\" class=\"pw-range\" aria-label=\"{}: {} to {}\">{}\u{a0}–\u{a0}{}</th>",
+                esc(&s.name),
+                esc(low),
+                esc(high),
+                esc(low),
+                esc(high)
+            );
+        }
     }
     t.push_str("</tr></thead><tbody>");
     match spec.kind {
         ChartKind::Bars => {
             for c in &spec.categories {
-                let _ = write!(t, "<tr><th scope=\"row\">{}</th>", esc(&c.label));
-                for s in &spec.series {
-                    t.push_str(&cell(s.at(&c.key), &spec.y.unit));
+                let _ = write!(t, "<tr><th scope=\"row\">{}</th>", label(&c.label));
+                for (s, &spread) in spec.series.iter().zip(&spread) {
+                    cells(&mut t, s.at(&c.key), &spec.y.unit, spread);
                 }
                 t.push_str("</tr>");
             }
@@ -102,15 +176,13 @@ pub fn table_html(spec: &ChartSpec) -> String {
             for x in xs(spec) {
                 let _ = write!(
                     t,
-                    "<tr><th scope=\"row\" data-value=\"{}\">{}</th>",
+                    "<tr><th scope=\"row\" class=\"pw-num\" data-value=\"{}\">{}</th>",
                     exact(x),
                     esc(&human(x, &spec.x.unit))
                 );
-                for s in &spec.series {
-                    t.push_str(&cell(
-                        s.points.iter().find(|p| p.x == Some(x)),
-                        &spec.y.unit,
-                    ));
+                for (s, &spread) in spec.series.iter().zip(&spread) {
+                    let p = s.points.iter().find(|p| p.x == Some(x));
+                    cells(&mut t, p, &spec.y.unit, spread);
                 }
                 t.push_str("</tr>");
             }

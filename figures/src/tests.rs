@@ -238,15 +238,19 @@ fn table_has_every_value_caption_and_scopes() {
     let spec = first_touch_ns_per_page(&r, Some(&refr));
     let t = table_html(&spec);
     assert!(
-        t.starts_with("<table class=\"pw-table\"><caption>First touch: nanoseconds per 4 KiB page")
+        t.starts_with("<table class=\"pw-table\"><caption><span>First touch: nanoseconds per 4 KiB page")
     );
     assert!(t.contains("<th scope=\"col\">the reference laptop</th>"));
-    assert!(t.contains("<th scope=\"row\">MADV_NOHUGEPAGE</th><td data-value=\"250.5\">250 ns <span class=\"pw-range\">(200 ns – 300 ns)</span></td><td data-value=\"180\">180 ns</td>"), "{t}");
+    // The whiskers in a column of their own, a number and its unit never
+    // apart, no unit in a header above values that carry theirs.
+    assert!(t.contains("<th scope=\"col\">this run</th><th scope=\"col\" class=\"pw-range\" aria-label=\"this run: min to max\">min\u{a0}–\u{a0}max</th>"), "{t}");
+    assert!(t.contains("<th scope=\"row\">MADV_NOHUGEPAGE</th><td class=\"pw-num\" data-value=\"250.5\">250\u{a0}ns</td><td class=\"pw-num pw-range\">200\u{a0}–\u{a0}300\u{a0}ns</td><td class=\"pw-num\" data-value=\"180\">180\u{a0}ns</td>"), "{t}");
+    assert!(t.contains("<caption><span>First touch: nanoseconds per 4 KiB page: first pass, ns per 4 KiB page (median, whiskers min to max)</span></caption>"), "{t}");
     assert!(
         t.contains("<th scope=\"row\">vec![0u8; n]</th>")
             || !spec.categories.iter().any(|c| c.key == "vec-macro")
     );
-    assert!(t.contains("<td data-value=\"90\">90 ns</td>"));
+    assert!(t.contains("<td class=\"pw-num\" data-value=\"90\">90\u{a0}ns</td>"));
     assert_eq!(
         t.matches("<th scope=\"row\">").count(),
         spec.categories.len()
@@ -346,7 +350,8 @@ fn log_log_lines_render_marks_and_break_at_gaps() {
     assert!(svg.contains("L") && svg.matches("stroke-width=\"2\"").count() == 1);
     let table = table_html(&spec);
     assert!(
-        table.contains("<th scope=\"row\" data-value=\"65536\">64 KiB</th>"),
+        table.contains("<th scope=\"row\" class=\"pw-num\" data-value=\"65536\">64\u{a0}KiB</th>")
+            && table.contains("<th scope=\"col\">working set</th>"),
         "{table}"
     );
 }

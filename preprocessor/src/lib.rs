@@ -14,6 +14,7 @@ pub mod helpers;
 pub mod lab;
 pub mod search;
 pub mod source;
+pub mod tables;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -63,8 +64,9 @@ impl Preprocessor for Pagewalk {
                     if for_rustdoc {
                         doctest::code_blocks_in_place(&ch.content, |b| renderer.render(&name, b))
                     } else {
-                        // Search reads the chapter's prose, not its figures.
-                        Ok(search::mark_non_prose(&text))
+                        // Search reads the chapter's prose, not its
+                        // figures; a table's numbers keep their units.
+                        Ok(search::mark_non_prose(&tables::keep_numbers_whole(&text)))
                     }
                 });
                 match rendered {

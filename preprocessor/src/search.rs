@@ -39,7 +39,7 @@ pub fn mark_non_prose(chapter: &str) -> String {
     let mut regions: Vec<(usize, usize)> = Vec::new();
     let mut elements: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
-    while let Some((open, tag)) = next_open(chapter, at, &code) {
+    while let Some((open, tag)) = next_open(chapter, at, &code, &TAGS) {
         let Some(body) = chapter[open..].find('>').map(|i| open + i + 1) else {
             break;
         };
@@ -118,9 +118,14 @@ fn html_cells(table: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The next opening tag of [`TAGS`] at or after `at`, outside fenced code:
+/// The next opening tag of `tags` at or after `at`, outside fenced code:
 /// its offset and its element name.
-fn next_open(s: &str, at: usize, code: &[(usize, usize)]) -> Option<(usize, &'static str)> {
+fn next_open(
+    s: &str,
+    at: usize,
+    code: &[(usize, usize)],
+    tags: &[&'static str],
+) -> Option<(usize, &'static str)> {
     let mut from = at;
     loop {
         let lt = s[from..].find('<').map(|i| from + i)?;
@@ -129,7 +134,7 @@ fn next_open(s: &str, at: usize, code: &[(usize, usize)]) -> Option<(usize, &'st
             continue;
         }
         let rest = &s[lt + 1..];
-        for tag in TAGS {
+        for &tag in tags {
             let name = tag.split(' ').next().unwrap_or(tag);
             let after = rest.as_bytes().get(tag.len()).copied();
             if rest.starts_with(tag)
@@ -209,7 +214,30 @@ fn lines(s: &str) -> impl Iterator<Item = (usize, &str)> {
 /// Markdown tables of numbers: for each, where its first cell's text
 /// starts and where its last cell's text ends.
 fn tables(s: &str) -> Vec<(usize, usize)> {
-    let all: Vec<(usize, &str)> = lines(s).collect();
+    markdown_tables(s)
+        .into_iter()
+        .filter(|t| t.numeric)
+        .map(|t| (t.first, t.last))
+        .collect()
+}
+
+/// A Markdown table in a chapter (offsets into it).
+pub(crate) struct Table {
+    /// Where its header line starts and its last line ends.
+    pub lines: (usize, usize),
+    /// Where its first cell's text starts and its last cell's text ends.
+    pub first: usize,
+    pub last: usize,
+    /// A body cell starts with a digit.
+    pub numeric: bool,
+}
+
+/// Every Markdown table of `s`, fenced code aside.
+pub(crate) fn markdown_tables(s: &str) -> Vec<Table> {
+    let code = fenced_code(s);
+    let all: Vec<(usize, &str)> = lines(s)
+        .filter(|(at, _)| !code.iter().any(|&(a, b)| (a..b).contains(at)))
+        .collect();
     let mut found = Vec::new();
     let mut i = 0;
     while i + 1 < all.len() {
@@ -218,12 +246,17 @@ fn tables(s: &str) -> Vec<(usize, usize)> {
         if !head.contains('|')
             || !is_delimiter(delimiter)
             || cells(delimiter_at, delimiter).len() != cells(head_at, head).len()
+            || delimiter_at > head_at + head.len() + 2
         {
             i += 1;
             continue;
         }
         let mut end = i + 2;
-        while end < all.len() && all[end].1.contains('|') && !all[end].1.trim().is_empty() {
+        while end < all.len()
+            && all[end].1.contains('|')
+            && !all[end].1.trim().is_empty()
+            && all[end].0 <= all[end - 1].0 + all[end - 1].1.len() + 2
+        {
             end += 1;
         }
         let body = &all[i + 2..end];
@@ -231,16 +264,43 @@ fn tables(s: &str) -> Vec<(usize, usize)> {
             .iter()
             .flat_map(|(at, l)| cells(*at, l))
             .any(|(a, b)| starts_with_digit(&s[a..b]));
-        if numeric {
-            if let (Some(first), Some(last)) = (
-                cells(head_at, head).first().copied(),
-                body.last()
-                    .and_then(|(at, l)| cells(*at, l).last().copied()),
-            ) {
-                found.push((first.0, last.1));
-            }
+        let (last_at, last_line) = all[end - 1];
+        if let (Some(first), Some(last)) = (
+            cells(head_at, head).first().copied(),
+            cells(last_at, last_line).last().copied(),
+        ) {
+            found.push(Table {
+                lines: (head_at, last_at + last_line.len()),
+                first: first.0,
+                last: last.1,
+                numeric,
+            });
         }
         i = end;
+    }
+    found
+}
+
+/// Every HTML `<table>` of `s` outside fenced code and figures (a chart's
+/// data table is its builder's), as (start of its opening tag, end of its
+/// closing tag).
+pub(crate) fn html_tables(s: &str) -> Vec<(usize, usize)> {
+    let code = fenced_code(s);
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some((open, tag)) = next_open(s, at, &code, &["figure", "table"]) {
+        let Some(body) = s[open..].find('>').map(|i| open + i + 1) else {
+            break;
+        };
+        match matching_close(s, body, tag) {
+            Some(close) => {
+                if tag == "table" {
+                    found.push((open, close + "</table>".len()));
+                }
+                at = close;
+            }
+            None => at = body,
+        }
     }
     found
 }

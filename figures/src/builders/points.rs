@@ -76,6 +76,6 @@ mod tests {
         let svg = render_svg(&spec, &Palette::light(), 720, 0);
         assert!(svg.contains("p50 9 µs, p99 15 µs"), "{svg}");
         assert!(!svg.contains("min 9"));
-        assert!(table_html(&spec).contains("p50 – p99 in brackets"));
+        assert!(table_html(&spec).contains(">p50\u{a0}–\u{a0}p99</th>"));
     }
 }
