@@ -10,14 +10,31 @@ use pagewalk_model::units;
 use crate::render::{esc, exact};
 use crate::spec::{ChartKind, ChartSpec, Point, Series};
 
+// The helpers below run in the page too (wasm-viz redraws a table with
+// its overlays), so they use no `str` pattern search, `replace` or
+// slicing: each of those links kilobytes of searchers and panic text into
+// the chart component (scripts/build-wasm holds it to its budget).
+
+/// The first word of `unit` (`ns` of `ns per page`).
+fn head(unit: &str) -> &str {
+    unit.split(' ').next().unwrap_or("")
+}
+
 /// Whether [`human`] writes `unit` into each value (`1.52 µs`, `4 MiB`,
 /// `99.5%`): then a header must not name a unit of its own, since the
 /// values change unit down a column (`(bytes)` above `4 KiB` is wrong).
 fn carries_unit(unit: &str) -> bool {
     matches!(
-        unit.split(' ').next().unwrap_or(""),
+        head(unit),
         "ns" | "bytes" | "B" | "KiB" | "MiB" | "GiB" | "%"
     )
+}
+
+/// `text` with every space unbreakable.
+fn unbroken(text: &str) -> String {
+    text.chars()
+        .map(|c| if c == ' ' { '\u{a0}' } else { c })
+        .collect()
 }
 
 /// A value in a cell: the unit's quantity only (`1.52 µs`, `4 MiB`,
@@ -25,10 +42,21 @@ fn carries_unit(unit: &str) -> bool {
 /// number and its unit never part on a narrow screen.
 fn human(v: f64, unit: &str) -> String {
     if carries_unit(unit) {
-        units::value(v, unit.split(' ').next().unwrap_or("")).replace(' ', "\u{a0}")
+        unbroken(&units::value(v, head(unit)))
     } else {
         units::count(v)
     }
+}
+
+/// The words of `text` between spaces, brackets and commas.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| matches!(c, ' ' | '(' | ')' | ','))
+}
+
+/// Whether `needle` stands anywhere in `hay`, byte for byte.
+fn holds(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    !n.is_empty() && h.windows(n.len()).any(|w| w == n)
 }
 
 /// `label (unit)`, unless each value says its unit or the label already
@@ -36,9 +64,8 @@ fn human(v: f64, unit: &str) -> String {
 fn with_header_unit(label: &str, unit: &str) -> String {
     let named = unit.is_empty()
         || carries_unit(unit)
-        || label.contains(&format!("({unit})"))
-        || (unit.len() > 2 && label.contains(unit))
-        || label.split([' ', '(', ')', ',']).any(|w| w == unit);
+        || (unit.len() > 2 && holds(label, unit))
+        || words(label).any(|w| w == unit);
     if named {
         label.to_string()
     } else {
@@ -46,8 +73,27 @@ fn with_header_unit(label: &str, unit: &str) -> String {
     }
 }
 
+/// `w` without the punctuation that may follow a unit (`KiB),`).
+#[cfg(not(target_arch = "wasm32"))]
+fn bare(w: &str) -> &str {
+    let b = w.as_bytes();
+    let mut end = b.len();
+    while end > 0 && matches!(b[end - 1], b')' | b',' | b';' | b':') {
+        end -= 1;
+    }
+    w.get(..end).unwrap_or(w)
+}
+
 /// `text` escaped, each number and the unit after it (`4 KiB pages`,
-/// `order 1 (8 KiB)`) kept on one line; the text itself unchanged.
+/// `order 1 (8 KiB)`) kept on one line; the text itself unchanged. In the
+/// page (a table redrawn with an overlay) the text is escaped only: the
+/// build's table did the rest, and the chart component has no room for it.
+#[cfg(target_arch = "wasm32")]
+fn label(text: &str) -> String {
+    esc(text)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn label(text: &str) -> String {
     let mut out = String::new();
     let mut words = text.split(' ').peekable();
@@ -55,12 +101,9 @@ fn label(text: &str) -> String {
         if !out.is_empty() {
             out.push(' ');
         }
-        let unit = words
-            .peek()
-            .map(|u| u.trim_end_matches([')', ',', ';', ':']));
-        if w.ends_with(|c: char| c.is_ascii_digit())
-            && unit.is_some_and(|u| carries_unit(u) || matches!(u, "s" | "pages" | "TiB"))
-        {
+        let number = w.as_bytes().last().is_some_and(u8::is_ascii_digit);
+        let unit = words.peek().map(|u| bare(u));
+        if number && unit.is_some_and(|u| carries_unit(u) || matches!(u, "s" | "pages" | "TiB")) {
             let u = words.next().unwrap_or_default();
             let _ = write!(out, "<span class=\"pw-num\">{} {}</span>", esc(w), esc(u));
         } else {
@@ -70,11 +113,24 @@ fn label(text: &str) -> String {
     out
 }
 
+/// `v`'s number and unit, split at its last unbreakable space (in the
+/// page, none: each end keeps its unit, for room's sake).
+#[cfg(target_arch = "wasm32")]
+fn number_and_unit(_: &str) -> Option<(&str, &str)> {
+    None
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn number_and_unit(v: &str) -> Option<(&str, &str)> {
+    let (at, _) = v.char_indices().filter(|&(_, c)| c == '\u{a0}').last()?;
+    Some((v.get(..at)?, v.get(at + '\u{a0}'.len_utf8()..)?))
+}
+
 /// `lo – hi` of a point's whiskers, the unit said once when both ends
 /// share it (`1.09 – 1.13 ns`); one unbreakable run of text.
 fn range(lo: f64, hi: f64, unit: &str) -> String {
     let (lo, hi) = (human(lo, unit), human(hi, unit));
-    let shared = match (lo.rsplit_once('\u{a0}'), hi.rsplit_once('\u{a0}')) {
+    let shared = match (number_and_unit(&lo), number_and_unit(&hi)) {
         (Some((n, u)), Some((_, u2))) if u == u2 => Some(n.to_string()),
         _ => None,
     };
