@@ -50,7 +50,7 @@ fn human(v: f64, unit: &str) -> String {
 
 /// The words of `text` between spaces, brackets and commas.
 fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| matches!(c, ' ' | '(' | ')' | ','))
+    text.split([' ', '(', ')', ','])
 }
 
 /// Whether `needle` stands anywhere in `hay`, byte for byte.
@@ -122,7 +122,7 @@ fn number_and_unit(_: &str) -> Option<(&str, &str)> {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn number_and_unit(v: &str) -> Option<(&str, &str)> {
-    let (at, _) = v.char_indices().filter(|&(_, c)| c == '\u{a0}').last()?;
+    let (at, _) = v.char_indices().rfind(|&(_, c)| c == '\u{a0}')?;
     Some((v.get(..at)?, v.get(at + '\u{a0}'.len_utf8()..)?))
 }
 
