@@ -283,6 +283,24 @@ fn linear_and_log_ticks() {
     assert_eq!((s.lo, s.hi), (0.0, 300.0));
 }
 
+/// A log axis ends on the decimal powers themselves (as their text
+/// reads), from 10^-22 to 10^22, and a byte axis on powers of two.
+#[test]
+fn log_axis_ends_are_exact_powers() {
+    for k in -22..22 {
+        let lo: f64 = format!("1e{k}").parse().unwrap();
+        let hi: f64 = format!("1e{}", k + 1).parse().unwrap();
+        let s = ValueScale::fit(&Axis::log("v", "ns"), &[lo * 1.5], false, 0.0, 400.0);
+        assert_eq!((s.lo, s.hi), (lo, hi), "10^{k}");
+        assert_eq!(nice_step(lo * 5.0, 5.0), lo, "step 10^{k}");
+    }
+    for k in -60..60 {
+        let lo = f64::from_bits(((1023 + k) as u64) << 52);
+        let s = ValueScale::fit(&Axis::log("v", "bytes"), &[lo * 1.5], false, 0.0, 400.0);
+        assert_eq!((s.lo, s.hi), (lo, lo * 2.0), "2^{k}");
+    }
+}
+
 #[test]
 fn byte_axes_tick_in_powers_of_two() {
     let s = ValueScale::fit(

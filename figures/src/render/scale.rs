@@ -67,14 +67,14 @@ impl ValueScale {
         };
         let bytes = log && (axis.unit == "bytes" || unit_bytes > 1.0);
         if bytes {
-            lo = 2f64.powf(lo.log2().floor());
-            hi = 2f64.powf(hi.log2().ceil());
+            lo = pow(2.0, lo.log2().floor());
+            hi = pow(2.0, hi.log2().ceil());
             if hi <= lo {
                 hi = lo * 2.0;
             }
         } else if log {
-            lo = 10f64.powf(lo.log10().floor());
-            hi = 10f64.powf(hi.log10().ceil());
+            lo = pow(10.0, lo.log10().floor());
+            hi = pow(10.0, hi.log10().ceil());
             if hi <= lo {
                 hi = lo * 10.0;
             }
@@ -167,11 +167,21 @@ pub(super) fn clamp(v: f64, lo: f64, hi: f64) -> f64 {
     }
 }
 
+/// `base` to the whole power `exp` (the floor or ceiling of a logarithm),
+/// as the tick functions compute their powers (`powi`): exact for powers
+/// of two and of ten up to 10^22, their reciprocals correctly rounded, as
+/// the build's `powf` gives them (the page's libm `pow` was an ulp off for
+/// some, 10^-5 among them), and without libm's `pow` and `exp2` and their
+/// tables, about 6 KB of the page's wasm.
+fn pow(base: f64, exp: f64) -> f64 {
+    base.powi(exp as i32)
+}
+
 /// A round step (1, 2 or 5 times a power of ten) giving about `target`
 /// intervals over `range`.
 pub fn nice_step(range: f64, target: f64) -> f64 {
     let raw = (range / target).max(f64::MIN_POSITIVE);
-    let mag = 10f64.powf(raw.log10().floor());
+    let mag = pow(10.0, raw.log10().floor());
     let norm = raw / mag;
     let f = if norm < 1.5 {
         1.0
