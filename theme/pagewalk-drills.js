@@ -5,6 +5,9 @@
 //
 // Without this script every answer is still a closed <details> the reader
 // can open, so it only adds; on a page without drills it does nothing.
+// The guess forms and the progress panel are in the page's HTML already
+// (disabled, and hidden without JavaScript), so wiring them moves nothing;
+// a page built without them gets them made here.
 (function () {
   "use strict";
 
@@ -15,7 +18,7 @@
     const items = drills.map((el) => setUp(el, store));
     items.forEach((it, i) => it.heading && (it.heading.dataset.pwDrillN = String(i + 1)));
     const progress = progressPanel(items, store);
-    (items[0].heading || items[0].el).before(progress.el);
+    if (!progress.el.isConnected) (items[0].heading || items[0].el).before(progress.el);
     items.forEach((it) => (it.onChange = progress.update));
     progress.update();
   }
@@ -66,8 +69,8 @@
     const measured = el.querySelector(".pw-drill-measured");
     const item = { id, el, heading, details, onChange() {} };
 
-    const form = guessForm(id, predict);
-    details.before(form.el);
+    const form = guessForm(id, predict, el.querySelector("form.pw-drill-guess"));
+    if (!form.el.isConnected) details.before(form.el);
     const result = document.createElement("div");
     result.className = "pw-drill-result";
     summary.after(result);
@@ -122,7 +125,19 @@
     };
   }
 
-  function guessForm(id, predict) {
+  // The form the build wrote (`built`), enabled, or a new one.
+  function guessForm(id, predict, built) {
+    if (built) {
+      const field = built.querySelector(".pw-drill-field");
+      const commit = built.querySelector(".pw-drill-commit");
+      const said = built.querySelector(".pw-drill-said");
+      if (field && commit && said) {
+        field.disabled = false;
+        commit.disabled = false;
+        return wireGuess(built, field, commit, said, predict);
+      }
+      built.remove();
+    }
     const form = document.createElement("form");
     form.className = "pw-drill-guess";
     const fieldId = "pw-guess-" + id;
@@ -155,7 +170,10 @@
     said.className = "pw-drill-said";
     said.setAttribute("aria-live", "polite");
     form.append(label, " ", field, predict ? unit : "", " ", commit, " ", said);
+    return wireGuess(form, field, commit, said, predict);
+  }
 
+  function wireGuess(form, field, commit, said, predict) {
     const api = { el: form, onCommit() {} };
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -273,6 +291,14 @@
   }
 
   function progressPanel(items, store) {
+    const built = document.querySelector("section.pw-drills-progress");
+    const parts = built && [".pw-drills-count", ".pw-drills-only-missed", ".pw-drills-reset"].map((c) => built.querySelector(c));
+    if (parts && parts.every(Boolean)) {
+      parts[1].disabled = false;
+      parts[2].disabled = false;
+      return wireProgress(built, parts[0], parts[1], parts[2], items, store);
+    }
+    if (built) built.remove();
     const el = document.createElement("section");
     el.className = "pw-drills-progress";
     el.setAttribute("aria-label", "Your progress on the drills");
@@ -294,7 +320,10 @@
     const buttons = document.createElement("p");
     buttons.append(missed, " ", reset);
     el.append(count, buttons, note);
+    return wireProgress(el, count, missed, reset, items, store);
+  }
 
+  function wireProgress(el, count, missed, reset, items, store) {
     let onlyMissed = false;
     const update = () => {
       const marks = store.state.marks;

@@ -5,9 +5,10 @@
  * Workers, so the page never freezes. scripts/build-wasm writes the worker's
  * whole source (glue, wasm as base64, message loop) as the function
  * window.pagewalkLabWorkerMain in gen/pagewalk-lab-worker.js; this script
- * loads that file only on a page with a lab, and starts workers from a Blob
- * URL of the function's source, which works from file:// and fetches
- * nothing.
+ * loads that file only when a lab first needs a worker (Run pressed, the
+ * TLB model's controls moved, a file dropped), never on load, and starts
+ * workers from a Blob URL of the function's source, which works from
+ * file:// and fetches nothing.
  *
  * - An experiment (first touch, chase) gets a fresh worker per run; Cancel
  *   terminates it. Each has a memory cap and a time cap (checked in Rust
@@ -390,9 +391,13 @@
       page_bytes: Number(page.value) || 4096,
       max_kib: 1048576,
     });
-    const update = () => {
+    const showReach = () => {
       const p = read();
       if (reach) reach.textContent = `${p.entries} entries × ${size(p.page_bytes)} = reach ${size(p.entries * p.page_bytes)}`;
+      return p;
+    };
+    const update = () => {
+      const p = showReach();
       clearTimeout(modelTimer);
       modelTimer = setTimeout(async () => {
         const mine = ++modelSeq;
@@ -416,7 +421,9 @@
     page.addEventListener("change", update);
     entries.disabled = false;
     page.disabled = false;
-    update();
+    // The model's worker starts when the reader first moves a control, not
+    // on load: a reader who only reads the page downloads no worker.
+    showReach();
   }
 
   /* ---- comparing machines ---- */
@@ -675,7 +682,9 @@
         console.warn("pagewalk-lab: a lab could not start:", e);
       }
     }
-    restore();
+    // Kept results go on the charts once the chart engine is there
+    // (theme/pagewalk-charts.js loads it after this page's scripts).
+    (window.pagewalkVizReady || Promise.resolve()).then(restore);
   }
 
   window.pagewalkLab = {

@@ -58,7 +58,8 @@ mod test_run;
 mod urls;
 
 pub use browser::{
-    Browser, ChartState, Mark, ThemeSwitch, CHROMIUM_ARGS, DEFAULT_TIMEOUT, RECORDER_JS,
+    axe_path, AxeViolation, Browser, ChartState, Mark, ThemeSwitch, CHROMIUM_ARGS, DEFAULT_TIMEOUT,
+    RECORDER_JS,
 };
 pub use built_book::{book_dir, built_book, workspace_root, BuiltBook};
 pub use chromedriver::browser_binaries;

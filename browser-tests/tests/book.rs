@@ -2,7 +2,7 @@
 //! Chromium: charts draw, show the data the book was built from, follow the
 //! theme, answer hover and focus, work without JavaScript, on paper and
 //! from `file://`, and no page logs an error or asks another origin for
-//! anything.
+//! anything; only a page with a chart loads the chart engine.
 //!
 //! Off unless `PAGEWALK_BROWSER_TESTS=1` (scripts/test sets it); when on, a
 //! missing Chromium or a missing book fails the test.
@@ -13,8 +13,8 @@ use anyhow::{ensure, Context, Result};
 use mdbook_pagewalk::DataSet;
 use pagewalk_browser_tests::thirtyfour::Key;
 use pagewalk_browser_tests::{
-    built_book as book, chart_css, ensure_charts, file_url, human, marks_css, run_test as run,
-    workspace_root, Browser, Mark, Table, ThemeSwitch,
+    built_book as book, ensure_charts, file_url, human, marks_css, run_test as run, workspace_root,
+    Browser, Mark, Table, ThemeSwitch,
 };
 use pagewalk_figures::series_name;
 use pagewalk_model::{Mode, Phase, RunFile};
@@ -360,9 +360,9 @@ fn charts_follow_the_theme() {
 }
 
 /// Test 4: without JavaScript, print.html still holds each chart's static
-/// SVG with the data's numbers, and its data as a CSV link (the table
-/// itself is shipped inside a script, out of the search index); printed,
-/// the SVG shows and the data box stays closed.
+/// SVG with the data's numbers, and its data table (HTML in the page; no
+/// CSV is shipped, it is made on request); printed, the SVG shows and the
+/// data box stays closed.
 #[test]
 #[cfg_attr(
     not(pagewalk_browser_tests),
@@ -416,15 +416,14 @@ fn print_page_works_without_javascript() {
                 "return [...document.querySelectorAll('figure.pw-chart')].map(f => {
                    const svg = f.querySelector('.pw-chart-plot svg');
                    const table = f.querySelector('details.pw-chart-data');
-                   const csv = f.querySelector('details.pw-chart-data a[download]');
+                   const rows = f.querySelectorAll('details.pw-chart-data table tbody tr').length;
                    const h = e => e ? e.getBoundingClientRect().height : -1;
                    const title = JSON.parse(f.querySelector('script.pw-chart-spec').textContent).title;
                    const shown = [...f.querySelectorAll('.pw-title, figcaption')]
                      .filter(e => e.getBoundingClientRect().height > 0)
                      .filter(e => e.textContent.replace(/\\s+/g, ' ').trim() === title).length;
-                   const csvOk = !!csv && csv.getAttribute('href').startsWith('data:text/csv')
-                     && decodeURIComponent(csv.getAttribute('href').split(',').slice(1).join(',')).includes('\\r\\n');
-                   return [h(svg), h(table), shown, csvOk, !!f.closest('.pw-screen-only')]; });",
+                   const tableOk = rows > 0 && !f.querySelector('a[href^=\"data:\"], noscript');
+                   return [h(svg), h(table), shown, tableOk, !!f.closest('.pw-screen-only')]; });",
             )
             .await?;
         for (chart, pair) in charts.iter().zip(sizes.as_array().context("sizes")?) {
@@ -450,38 +449,18 @@ fn print_page_works_without_javascript() {
                 "{chart}: its title is printed {} times, not once",
                 pair[2]
             );
+            // A lab's chart has no rows before its experiment runs.
             ensure!(
-                pair[3] == json!(true),
-                "{chart}: no CSV link with the chart's data in its data box"
+                pair[3] == json!(true) || chart.starts_with("lab-"),
+                "{chart}: no data table in its data box without JavaScript (or a CSV shipped in the page)"
             );
         }
 
-        // The CSV carries the exact values: every first-pass figure of the
-        // run and of R1, and every first-pass fault count, as in the JSON.
-        for (chart, want) in [
-            (NS_PER_PAGE, first_pass_ns(&data.run)),
-            (NS_PER_PAGE, first_pass_ns(&data.r1)),
-            (FAULTS, phase_faults(&data.run, Phase::FirstPass)),
-        ] {
-            let csv = browser
-                .eval_with(
-                    "const a = document.querySelector(arguments[0]);
-                     return decodeURIComponent(a.getAttribute('href').split(',').slice(1).join(','));",
-                    vec![json!(format!("{} details.pw-chart-data a[download]", chart_css(chart)))],
-                )
-                .await?;
-            let numbers: Vec<f64> = csv
-                .as_str()
-                .context("csv")?
-                .split(['\r', '\n', ','])
-                .filter_map(|f| f.trim_matches('"').parse().ok())
-                .collect();
-            for (mode, v) in &want {
-                ensure!(
-                    numbers.iter().any(|n| (n - v).abs() <= v.abs() * 1e-9),
-                    "{chart}: the CSV has no {v} for {mode}: {csv}"
-                );
-            }
+        // The table, read without script, has the run's and R1's numbers.
+        let ns = browser.chart_table(NS_PER_PAGE).await?;
+        for source in [&data.run, &data.r1] {
+            let column = series_name(source);
+            check_table(NS_PER_PAGE, &ns, (&column, "ns per page"), &first_pass_ns(source))?;
         }
         Ok(())
     });
@@ -633,4 +612,57 @@ fn every_page_is_clean() {
         Ok(())
     });
     book.assert_all_served();
+}
+
+/// Test 7: only what a page needs. The chart engine (`gen/pagewalk-viz.js`,
+/// ~200 KB) is loaded by `theme/pagewalk-charts.js` on a page that draws a
+/// chart, and on no other page; no page loads the lab's worker before a
+/// lab is used; and no page asks for a web font.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn only_pages_with_a_chart_load_the_chart_engine() {
+    let Some(book) = book("only_pages_with_a_chart_load_the_chart_engine") else {
+        return;
+    };
+    let pages = book.html_pages();
+    book.with_browser(async |browser| {
+        let mut problems = Vec::new();
+        let (mut with, mut without) = (0, 0);
+        for page in &pages {
+            browser.goto(&book.server.url(page)).await?;
+            let charts = !browser.chart_states().await?.is_empty();
+            if charts {
+                browser.wait_for_charts().await?;
+                with += 1;
+            } else {
+                without += 1;
+            }
+            let loaded = browser
+                .eval(
+                    "const names = performance.getEntriesByType('resource').map(e => e.name);
+                     return [names.some(n => /\\/gen\\/pagewalk-viz\\.js$/.test(n)),
+                             !!window.pagewalkViz,
+                             names.filter(n => /pagewalk-lab-worker|\\.woff2?$|\\.ttf$/.test(n))];",
+                )
+                .await?;
+            if loaded[0] != json!(charts) || loaded[1] != json!(charts) {
+                problems.push(format!(
+                    "{page}: has charts: {charts}; engine requested, started: {}, {}",
+                    loaded[0], loaded[1]
+                ));
+            }
+            if loaded[2].as_array().is_some_and(|a| !a.is_empty()) {
+                problems.push(format!("{page}: loaded on load: {}", loaded[2]));
+            }
+        }
+        ensure!(
+            with >= 5 && without >= 5,
+            "{with} pages with charts and {without} without: the book changed shape"
+        );
+        ensure!(problems.is_empty(), "{}", problems.join("\n"));
+        Ok(())
+    });
 }

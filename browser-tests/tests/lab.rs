@@ -47,11 +47,19 @@ async fn open(browser: &Browser, url: &str) -> Result<()> {
         .wait_for("window.pagewalkLab && document.querySelector('section.pw-lab[data-lab=\"chase\"]').dataset.pwLabState === 'idle'")
         .await
         .context("the labs were not wired (theme/pagewalk-lab.js)")?;
-    // The model draws on load, in its worker.
-    browser
-        .wait_for_mark(MODEL, FROM_THE_BROWSER, RUN_TIMEOUT)
-        .await
-        .context("the TLB model did not draw")
+    // Nothing has asked for a worker yet: the experiments' bundle is not
+    // even downloaded until a Run (or a control of the model) needs it.
+    let loaded = browser
+        .eval(
+            "return !!window.pagewalkLabWorkerMain
+                || [...document.scripts].some(s => /pagewalk-lab-worker/.test(s.src));",
+        )
+        .await?;
+    ensure!(
+        loaded == json!(false),
+        "{url}: the lab worker was loaded before any Run"
+    );
+    Ok(())
 }
 
 /// Sets a lab's control (select or input) to `value`, as a reader would.
@@ -236,7 +244,7 @@ fn experiments_fill_their_charts() {
             "no timer step measured: {results}"
         );
 
-        // The TLB model (drawn on load) follows the entries slider.
+        // The TLB model (drawn once a control moves) follows the entries slider.
         let values: Vec<u64> = browser
             .eval("return document.querySelector('[name=\"entries\"]').dataset.values;")
             .await?

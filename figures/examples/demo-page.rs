@@ -3,8 +3,9 @@
 //!
 //! ```sh
 //! scripts/build-wasm
-//! cargo run -p pagewalk-figures --example demo-page -- RUN.json [REFERENCE.json] > theme/gen/demo.html
-//! # open theme/gen/demo.html (file:// works); switch themes with the buttons
+//! cargo run -p pagewalk-figures --example demo-page -- RUN.json [REFERENCE.json] > target/demo.html
+//! cp book/gen/pagewalk-viz.js target/
+//! # open target/demo.html (file:// works); switch themes with the buttons
 //! ```
 
 use std::path::Path;

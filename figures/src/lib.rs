@@ -54,11 +54,11 @@ pub fn spec_json(spec: &ChartSpec) -> String {
 /// as raw HTML. A caption that only repeats the title is left out: the
 /// chart draws its title, and a title said twice prints twice.
 ///
-/// The data table is carried in a `<script type="text/html">` that
-/// `theme/pagewalk-charts.js` puts in place when the page loads: mdBook's
-/// search indexes every text node except scripts and styles, and a table of
-/// raw numbers would otherwise be the top hit for every word in its
-/// caption. Without JavaScript the same numbers come as a CSV download.
+/// The data table is in the page as HTML, with or without JavaScript (the
+/// preprocessor keeps a figure's text out of the search index:
+/// `preprocessor/src/search.rs`). The exact values as CSV are made when the
+/// reader asks ("Copy as CSV", added by `wasm-viz`), so the numbers ship
+/// three times (SVG, table, spec), not four.
 pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
     let description = if spec.description.is_empty() {
         spec.y.label.as_str()
@@ -68,11 +68,9 @@ pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
     let svg = render_svg(spec, &Palette::light(), STATIC_WIDTH, 0);
     format!(
         "<figure class=\"pw-chart\" id=\"chart-{name}\" data-chart=\"{name}\">\n\
-         <div class=\"pw-chart-plot\" role=\"img\" aria-label=\"{label}\">{svg}</div>\n\
+         <div class=\"pw-chart-plot\" role=\"group\" aria-label=\"{label}\">{svg}</div>\n\
          <div class=\"pw-tooltip\" role=\"status\" aria-live=\"polite\"></div>\n\
-         {caption}<details class=\"pw-chart-data\"><summary>Data table</summary>\
-         <script type=\"text/html\" class=\"pw-table-html\">{table}</script>\
-         <noscript><a download=\"{name}.csv\" href=\"data:text/csv;charset=utf-8,{csv}\">The chart's numbers as CSV</a></noscript></details>\n\
+         {caption}<details class=\"pw-chart-data\"><summary>Data table</summary>{table}</details>\n\
          <script type=\"application/json\" class=\"pw-chart-spec\">{json}</script>\n\
          </figure>",
         name = esc(name),
@@ -82,28 +80,9 @@ pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
         } else {
             format!("<figcaption>{}</figcaption>\n", esc(caption))
         },
-        // Every value in the table is escaped, so `</script` cannot occur;
-        // guard anyway, as the spec's JSON does.
-        table = table_html(spec).replace("</script", "&lt;/script"),
-        csv = percent_encode(&table_csv(spec)),
+        table = table_html(spec),
         json = spec_json(spec),
     )
-}
-
-/// `text` for a `data:` URL: everything but unreserved characters as
-/// `%XX` bytes of its UTF-8 (which also keeps it safe in an attribute).
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push('%');
-            out.push(char::from(b"0123456789ABCDEF"[usize::from(b >> 4)]));
-            out.push(char::from(b"0123456789ABCDEF"[usize::from(b & 15)]));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -9,6 +9,11 @@
 //! build time: the page lists them in the answer, and the script sets the
 //! reader's guess beside them.
 //!
+//! The guess form is in the HTML, disabled, so the page does not move when
+//! the script wires it up (and hidden without JavaScript, where it could
+//! not work); `{{drills_progress}}`, above a chapter's first drill, is the
+//! same for the progress panel.
+//!
 //! | hash key | what |
 //! | --- | --- |
 //! | `chapter`, `title` | the chapter the answer leans on (`huge-pages.md#what-this-run-got`) and its title |
@@ -30,6 +35,53 @@ use crate::helpers::{format_dur, format_ratio};
 
 pub fn register(hb: &mut Handlebars<'static>) {
     hb.register_helper("drill", Box::new(drill));
+    hb.register_helper("drills_progress", Box::new(progress));
+}
+
+/// `{{drills_progress}}`: the drills' progress panel, its buttons disabled
+/// until `theme/pagewalk-drills.js` fills in the count and wires them.
+fn progress<'reg, 'rc>(
+    _: &Helper<'rc>,
+    _: &'reg Handlebars<'reg>,
+    _: &'rc Context,
+    _: &mut RenderContext<'reg, 'rc>,
+    out: &mut dyn Output,
+) -> HelperResult {
+    out.write(
+        "<section class=\"pw-drills-progress\" aria-label=\"Your progress on the drills\">\
+         <p class=\"pw-drills-count\" aria-live=\"polite\"></p>\
+         <p><button type=\"button\" class=\"pw-drills-only-missed\" aria-pressed=\"false\" disabled>Only the ones I missed</button> \
+         <button type=\"button\" class=\"pw-drills-reset\" disabled>Reset</button></p>\
+         <p class=\"pw-drills-note\">Guesses and marks stay in this browser (localStorage); nothing leaves the page.</p>\
+         </section>\n\n",
+    )?;
+    Ok(())
+}
+
+/// The guess form, as `theme/pagewalk-drills.js` wires it: disabled until
+/// then. A predicted drill asks for a number in its unit, on the run the
+/// page shows (the first of its measured values); any other for words.
+fn guess_form(id: &str, predict: Option<(&Predict, &str, &str)>) -> String {
+    let field = format!("pw-guess-{id}");
+    let (label, input, unit) = match predict {
+        Some((p, what, on)) => (
+            format!("Predict {} on {}:", escape_text(what), escape_text(on)),
+            format!(
+                "<input type=\"number\" min=\"0\" step=\"any\" inputmode=\"decimal\" id=\"{field}\" class=\"pw-drill-field\" disabled>"
+            ),
+            format!(" <span class=\"pw-drill-unit\">{}</span>", p.unit),
+        ),
+        None => (
+            "Your answer, before you look:".to_string(),
+            format!("<textarea rows=\"2\" id=\"{field}\" class=\"pw-drill-field\" disabled></textarea>"),
+            String::new(),
+        ),
+    };
+    format!(
+        "<form class=\"pw-drill-guess\"><label for=\"{field}\">{label}</label> {input}{unit} \
+         <button type=\"submit\" class=\"pw-drill-commit\" disabled>Commit guess</button> \
+         <span class=\"pw-drill-said\" aria-live=\"polite\"></span></form>\n"
+    )
 }
 
 /// Who a measured value belongs to: the hash key and how the page names it
@@ -102,6 +154,13 @@ fn drill<'reg, 'rc>(
         "<div class=\"pw-drill-links\">\n\n{}\n\n</div>\n\n",
         links.join(" · ")
     ));
+    let on = ctx
+        .data()
+        .pointer("/run/kind")
+        .and_then(Value::as_str)
+        .unwrap_or("this run");
+    let what = text("what").unwrap_or("the value");
+    open.push_str(&guess_form(id, predict.as_ref().map(|p| (p, what, on))));
     open.push_str("<details class=\"pw-drill-answer\">\n<summary>Answer</summary>\n\n");
     if let Some(p) = &predict {
         open.push_str(&measured(h, ctx, id, p)?);
@@ -255,6 +314,14 @@ mod tests {
         assert!(html.contains("(syscalls.md#chart-syscall-floor)"));
         assert!(html.contains("<code>collector run syscall</code>"));
         assert!(html.contains("\n\nBecause.\n\n</details>"));
+        // The guess form is in the page before the answer, disabled.
+        let form = html.find("<form class=\"pw-drill-guess\">").unwrap();
+        assert!(form < html.find("<details").unwrap());
+        assert!(html.contains(
+            "<label for=\"pw-guess-x\">Your answer, before you look:</label> \
+             <textarea rows=\"2\" id=\"pw-guess-x\" class=\"pw-drill-field\" disabled></textarea> \
+             <button type=\"submit\" class=\"pw-drill-commit\" disabled>"
+        ));
     }
 
     #[test]
@@ -267,6 +334,11 @@ mod tests {
         assert!(html.contains("<li data-who=\"run\" data-value=\"95.25\"><span class=\"pw-drill-who\">your machine</span>: <span class=\"pw-drill-value\">95 ns</span>"));
         assert!(html.contains("data-who=\"r2\" data-value=\"70\""));
         assert!(!html.contains("data-who=\"r1\""));
+        assert!(html.contains(
+            "<label for=\"pw-guess-g\">Predict getpid on your machine:</label> \
+             <input type=\"number\" min=\"0\" step=\"any\" inputmode=\"decimal\" id=\"pw-guess-g\" class=\"pw-drill-field\" disabled> \
+             <span class=\"pw-drill-unit\">ns</span>"
+        ));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! `page_log`, its charts in `charts`, and screen, theme and media are set in
 //! `emulation`.
 
+mod axe;
 mod charts;
 mod emulation;
 mod page_log;
@@ -17,6 +18,7 @@ use thirtyfour::prelude::*;
 use thirtyfour::ChromiumLikeCapabilities;
 use thirtyfour::LoggingPrefsLogLevel;
 
+pub use axe::{axe_path, AxeViolation};
 pub use charts::{ChartState, Mark};
 pub use emulation::ThemeSwitch;
 use page_log::PageLog;

@@ -8,7 +8,7 @@ use super::frame::{
 use super::scale::ValueScale;
 use super::text::{esc, n, text_width, wrap};
 use super::{Palette, FONT, PAD};
-use crate::spec::ChartSpec;
+use crate::spec::{ChartSpec, Scale};
 
 const BAR_H: f64 = 14.0;
 const GROUP_GAP: f64 = 12.0;
@@ -64,6 +64,7 @@ pub(super) fn bars(
         .flatten()
         .collect();
     let scale = ValueScale::fit(&spec.y, &values, true, left, right);
+    let dots = spec.y.scale == Scale::Log;
 
     // Grid and value axis.
     out.push_str("<g class=\"pw-grid\">");
@@ -114,18 +115,35 @@ pub(super) fn bars(
             match p.and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v))) {
                 Some((p, v)) => {
                     let (a, b) = (scale.map(scale.baseline()), scale.map(v));
-                    let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
-                    let _ = write!(
-                        marks,
-                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{}{}/>",
-                        n(x),
-                        n(y0 + 1.0),
-                        n(bw),
-                        n(bar_h - 2.0),
-                        esc(colour),
-                        reference_style(s.role, colour),
-                        mark_attrs(&spec.y, s, &c.key, &c.label, p)
-                    );
+                    let attrs = mark_attrs(&spec.y, s, &c.key, &c.label, p);
+                    let style = reference_style(s.role, colour);
+                    let yc = y0 + bar_h / 2.0;
+                    // On a log axis a bar's length would be measured from
+                    // an arbitrary floor: a dot says the value.
+                    let shape = if dots {
+                        let r = n((bar_h / 2.0 - 1.0).clamp(2.5, 5.0));
+                        format!("circle cx=\"{}\" cy=\"{}\" r=\"{r}\"", n(b), n(yc))
+                    } else {
+                        let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
+                        format!(
+                            "rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"",
+                            n(x),
+                            n(y0 + 1.0),
+                            n(bw),
+                            n(bar_h - 2.0)
+                        )
+                    };
+                    let _ = write!(marks, "<{shape} fill=\"{}\"{style}{attrs}/>", esc(colour));
+                    // A zero is a measured value, not a missing one.
+                    if v == 0.0 {
+                        let _ = write!(
+                            marks,
+                            "<text class=\"pw-zero\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" aria-hidden=\"true\">0</text>",
+                            n(a + 4.0),
+                            n(yc + 3.5),
+                            esc(&pal.fg)
+                        );
+                    }
                     if let (Some(lo), Some(hi)) = (p.min, p.max) {
                         if lo != hi && scale.places(lo) && scale.places(hi) {
                             let (x1, x2, yc) = (scale.map(lo), scale.map(hi), y0 + bar_h / 2.0);
@@ -142,15 +160,8 @@ pub(super) fn bars(
                         }
                     }
                 }
-                None => {
-                    let _ = write!(
-                        marks,
-                        "<text class=\"pw-gap\" x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\" aria-hidden=\"true\">n/a</text>",
-                        n(base + 4.0),
-                        n(y0 + bar_h / 2.0 + 3.5),
-                        esc(&pal.axis)
-                    );
-                }
+                // A gap is said once, in the series' legend entry.
+                None => {}
             }
         }
     }

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::scale::ValueScale;
 use super::text::{esc, exact, mark_label_named, n, text_width, wrap};
 use super::{Palette, FONT, PAD};
-use crate::spec::{Axis, ChartSpec, Point, Role, Series};
+use crate::spec::{Axis, ChartSpec, MarkerKind, Point, Role, Series};
 
 /// Text of one or more lines (`<tspan>`s sharing `x`, `line_h` apart), so
 /// a wrapped title or label stays one element for readers and search.
@@ -47,40 +47,111 @@ pub(super) fn title(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -
 }
 
 /// The legend, starting at `y`; returns the y below it. Items flow in
-/// rows; a name too long for the chart's width wraps.
+/// rows; a name too long for the chart's width wraps. After the series
+/// comes the key to the markers' line styles, once per kind drawn.
 pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, y: f64) -> f64 {
-    let mut x = PAD;
-    let mut row = y;
-    let mut row_h = 18.0;
+    let mut flow = Flow {
+        x: PAD,
+        row: y,
+        row_h: 18.0,
+        w,
+    };
     out.push_str("<g class=\"pw-legend\">");
     for (i, s) in spec.series.iter().enumerate() {
-        let lines = wrap(&s.name, w - 2.0 * PAD - 16.0, FONT);
+        flow.item(out, pal, &with_gaps(s), Swatch::Series(i, s.role));
+    }
+    for (kind, text) in [
+        (MarkerKind::Cache, "cache size"),
+        (MarkerKind::Tlb, "TLB reach"),
+        (MarkerKind::Step, "step found"),
+    ] {
+        if spec.x.markers.iter().any(|m| m.kind == kind) {
+            flow.item(out, pal, text, Swatch::Marker(kind));
+        }
+    }
+    out.push_str("</g>");
+    flow.row + flow.row_h + 8.0
+}
+
+/// Where the next legend item goes.
+struct Flow {
+    x: f64,
+    row: f64,
+    row_h: f64,
+    w: f64,
+}
+
+/// What stands before a legend item's name.
+enum Swatch {
+    /// Series `i`'s colour, drawn as its role is.
+    Series(usize, Role),
+    /// A piece of a marker kind's line.
+    Marker(MarkerKind),
+}
+
+impl Flow {
+    /// One item, on a new row when it does not fit; its name wraps.
+    fn item(&mut self, out: &mut String, pal: &Palette, name: &str, swatch: Swatch) {
+        let lines = wrap(name, self.w - 2.0 * PAD - 16.0, FONT);
         let widest = lines
             .iter()
             .map(|l| text_width(l, FONT))
             .fold(0.0, f64::max);
-        let item = 16.0 + widest + 18.0;
-        if x > PAD && x + item > w - PAD {
-            x = PAD;
-            row += row_h;
-            row_h = 18.0;
+        let item = 20.0 + widest + 18.0;
+        if self.x > PAD && self.x + item > self.w - PAD {
+            self.x = PAD;
+            self.row += self.row_h;
+            self.row_h = 18.0;
         }
-        row_h = f64::max(row_h, 4.0 + 14.0 * lines.len() as f64);
-        let colour = pal.series_colour(i);
-        let _ = write!(
-            out,
-            "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\"{}/>",
-            n(x),
-            n(row + 4.0),
-            esc(colour),
-            reference_style(s.role, colour),
-        );
+        self.row_h = f64::max(self.row_h, 4.0 + 14.0 * lines.len() as f64);
+        let _ = match swatch {
+            Swatch::Series(i, role) => {
+                let colour = pal.series_colour(i);
+                write!(
+                    out,
+                    "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\"{}/>",
+                    n(self.x),
+                    n(self.row + 4.0),
+                    esc(colour),
+                    reference_style(role, colour),
+                )
+            }
+            Swatch::Marker(kind) => {
+                let (dash, colour) = super::lines::marker_style(kind, pal);
+                write!(
+                    out,
+                    "<path d=\"M{} {}h16\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{dash}\"/>",
+                    n(self.x),
+                    n(self.row + 10.0),
+                    esc(colour)
+                )
+            }
+        };
         let attrs = format!(" fill=\"{}\"", esc(&pal.fg));
-        out.push_str(&text_lines(x + 16.0, row + 14.0, 14.0, &lines, &attrs));
-        x += item;
+        out.push_str(&text_lines(
+            self.x + 20.0,
+            self.row + 14.0,
+            14.0,
+            &lines,
+            &attrs,
+        ));
+        self.x += item;
     }
-    out.push_str("</g>");
-    row + row_h + 8.0
+}
+
+/// A series' legend name, with its gaps said once (`R2 (n/a for 3 of 9:
+/// not published)`) rather than an "n/a" at every empty place.
+fn with_gaps(s: &Series) -> String {
+    let mut gaps = s.points.iter().filter(|p| p.value.is_none());
+    let Some(first) = gaps.next() else {
+        return s.name.clone();
+    };
+    let count = 1 + gaps.clone().count();
+    let reason = match &first.note {
+        Some(r) if gaps.all(|g| g.note.as_ref() == Some(r)) => format!(": {r}"),
+        _ => String::new(),
+    };
+    format!("{} (n/a for {count} of {}{reason})", s.name, s.points.len())
 }
 
 /// Published figures are drawn hatched-looking (lighter fill, solid edge)

@@ -82,7 +82,7 @@ pub fn render_svg(spec: &ChartSpec, palette: &Palette, width: u32, height: u32) 
     let mut svg = String::with_capacity(body.len() + 400);
     let _ = write!(
         svg,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pw-svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pw-svg\" role=\"graphics-document\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
          font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\" font-size=\"{f}\">\
          <title>{t}</title><rect class=\"pw-bg\" width=\"{w}\" height=\"{h}\" fill=\"{bg}\"/>",
         w = n(w),
