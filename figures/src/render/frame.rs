@@ -175,7 +175,7 @@ pub(super) fn mark_attrs(
 ) -> String {
     let v = p.value.unwrap_or(f64::NAN);
     format!(
-        " class=\"pw-mark\" data-series=\"{}\" data-category=\"{}\" data-value=\"{}\" data-role=\"{}\" tabindex=\"0\" aria-label=\"{}\"",
+        " class=\"pw-mark\" data-series=\"{}\" data-category=\"{}\" data-value=\"{}\" data-role=\"{}\" tabindex=\"0\" role=\"graphics-symbol\" aria-label=\"{}\"",
         esc(&s.name),
         esc(where_key),
         exact(v),
