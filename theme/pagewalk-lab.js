@@ -146,7 +146,20 @@
   function overlay(chart, role, label, data) {
     const viz = window.pagewalkViz;
     if (!viz || typeof viz.replace_series !== "function") return false;
+    if (role === "browser" && data.series && data.series.length) reveal(chart);
     return viz.replace_series(chart, role, label || "", JSON.stringify(data));
+  }
+
+  /* A lab's chart stays hidden until this browser has results for it
+   * (preprocessor/src/lab.rs): shown before it is drawn with them, so it
+   * is drawn at its real width. */
+  function reveal(chart) {
+    const fig = document.querySelector(`figure.pw-chart[data-chart="${chart}"]`);
+    const box = fig && fig.closest(".pw-lab-chart");
+    if (!box || !box.hidden) return;
+    box.hidden = false;
+    const empty = box.parentElement && box.parentElement.querySelector(".pw-lab-empty");
+    if (empty) empty.hidden = true;
   }
 
   /* A worker result's series (role browser) and x-axis markers, on every
@@ -518,6 +531,8 @@
     } else {
       parts.push(el("p", "Setup: the same in every run.", "pw-verdict-setup"));
     }
+    // What "noise" is, said once for every row (each row's noise column
+    // gives its figure's own, and hovering it the spreads and floors).
     parts.push(el("p", t.rule, "pw-verdict-rule"));
     const table = el("table", undefined, "pw-verdict-table");
     const head = el("tr");
@@ -534,16 +549,10 @@
         const td = el("td", c);
         // The column's name, for the stacked layout of a narrow screen.
         td.dataset.label = t.header[i];
+        if (t.header[i] === "noise" && r.outcome !== "not-compared") td.title = r.basis;
         tr.appendChild(td);
       });
       body.appendChild(tr);
-      // The noise basis is a sentence, too long for a column: it gets the
-      // row's full width under its figure.
-      const basis = el("tr", undefined, "pw-verdict-basis");
-      const td = el("td", (r.outcome === "not-compared" ? "why: " : "noise basis: ") + r.basis);
-      td.colSpan = t.header.length;
-      basis.appendChild(td);
-      body.appendChild(basis);
     }
     table.appendChild(body);
     const scroll = el("div", undefined, "pw-verdict-scroll");
@@ -553,7 +562,7 @@
     if (notes.length) {
       parts.push(el("p", "Not compared:"));
       const ul = el("ul", undefined, "pw-verdict-notes");
-      for (const r of notes) ul.appendChild(el("li", `${r.experiment} / ${r.figure} (${r.run}): ${r.basis}`));
+      for (const r of notes) ul.appendChild(el("li", `${r.experiment} / ${r.cells[1]} (${r.run}): ${r.basis}`));
       parts.push(ul);
     }
     parts.push(el("p", t.tally, "pw-verdict-tally"));

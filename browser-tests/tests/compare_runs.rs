@@ -87,7 +87,8 @@ async fn drop_files(browser: &Browser, files: &[(&str, &str)]) -> Result<()> {
 }
 
 /// Each figure's row of the page's table: `[experiment, figure, outcome,
-/// cells..., the basis row under it]`.
+/// cells...]`. The noise basis is said once, above the table, never in a
+/// row under each figure (as it once was, 53 times).
 async fn page_rows(browser: &Browser, rows: usize) -> Result<Vec<Vec<String>>> {
     browser
         .wait_for_within(
@@ -103,10 +104,25 @@ async fn page_rows(browser: &Browser, rows: usize) -> Result<Vec<Vec<String>>> {
         .eval(&format!(
             "return [...document.querySelectorAll('{VERDICTS} tbody tr[data-outcome]')].map(tr =>
                [tr.dataset.experiment, tr.dataset.figure, tr.dataset.outcome,
-                ...[...tr.cells].map(td => td.textContent),
-                tr.nextElementSibling.textContent]);"
+                ...[...tr.cells].map(td => td.textContent)]);"
         ))
         .await?;
+    let once = browser
+        .eval(&format!(
+            "const b = document.querySelector('{VERDICTS}');
+             return [b.querySelectorAll('tbody tr:not([data-outcome])').length,
+                     b.querySelectorAll('.pw-verdict-rule').length,
+                     b.querySelector('.pw-verdict-rule').textContent];"
+        ))
+        .await?;
+    ensure!(
+        once[0] == json!(0) && once[1] == json!(1),
+        "the noise basis should be said once, above the table: {once}"
+    );
+    ensure!(
+        once[2].as_str().is_some_and(|r| r.contains("A-vs-A floor")),
+        "the rule does not say what the noise is: {once}"
+    );
     Ok(serde_json::from_value(got)?)
 }
 
@@ -117,7 +133,9 @@ fn outcome_key(o: Outcome) -> String {
         .unwrap_or_default()
 }
 
-/// The page's rows hold the model's rows, cell for cell, in order.
+/// The page's rows hold the model's rows, cell for cell, in order, each
+/// figure named as the book names it (the model's `label`, not the name
+/// `collector compare` prints).
 fn ensure_same_rows(got: &[Vec<String>], want: &RunComparison) -> Result<()> {
     ensure!(
         got.len() == want.rows.len(),
@@ -126,15 +144,8 @@ fn ensure_same_rows(got: &[Vec<String>], want: &RunComparison) -> Result<()> {
         want.rows.len()
     );
     for (g, w) in got.iter().zip(&want.rows) {
-        let mut cells_want = vec![w.experiment.clone(), w.figure.clone()];
+        let mut cells_want = vec![w.experiment.clone(), w.label.clone()];
         cells_want.extend(cells(w));
-        // The row under it: the noise basis, or why it was not compared.
-        let under = if w.outcome == Outcome::NotCompared {
-            "why: "
-        } else {
-            "noise basis: "
-        };
-        cells_want.push(format!("{under}{}", w.basis));
         ensure!(
             g[0] == w.experiment && g[1] == w.figure && g[2] == outcome_key(w.outcome),
             "row {g:?} is not {} / {} ({:?})",
@@ -148,6 +159,42 @@ fn ensure_same_rows(got: &[Vec<String>], want: &RunComparison) -> Result<()> {
             &g[3..]
         );
     }
+    Ok(())
+}
+
+/// Each figure of a mode, an allocator path or a system call is named in
+/// the table as its chart names it (`MADV_NOHUGEPAGE, first pass`, not
+/// `nohugepage first pass`): by the label of the chart's category whose
+/// key the figure's name starts with.
+fn ensure_books_labels(got: &[Vec<String>], run: &RunFile) -> Result<()> {
+    let mut checked = 0;
+    for (experiment, chart) in [
+        ("first-touch", "first-touch-ns-per-page"),
+        ("alloc", "alloc-latency"),
+        ("syscall", "syscall-floor"),
+    ] {
+        let spec = build(chart, &[run])?;
+        for row in got.iter().filter(|r| r[0] == experiment) {
+            let id = row[1].split(' ').next().unwrap_or_default();
+            let category = spec
+                .categories
+                .iter()
+                .find(|c| c.key == id)
+                .with_context(|| format!("{chart} has no category {id:?} for {:?}", row[1]))?;
+            ensure!(
+                row[4].starts_with(&format!("{}, ", category.label)),
+                "{experiment} / {}: shown as {:?}, its chart calls it {:?}",
+                row[1],
+                row[4],
+                category.label
+            );
+            checked += 1;
+        }
+    }
+    ensure!(
+        checked >= 10,
+        "only {checked} figures named by their charts"
+    );
     Ok(())
 }
 
@@ -191,6 +238,7 @@ fn a_run_against_itself_is_within_noise_and_both_files_are_on_every_chart() {
         drop_files(browser, &files).await?;
         let rows = page_rows(browser, want.rows.len()).await?;
         ensure_same_rows(&rows, &want)?;
+        ensure_books_labels(&rows, &run)?;
         ensure!(
             rows.iter().all(|r| r[2] == "within-noise"),
             "a row of a run against itself is not within noise"
@@ -275,6 +323,53 @@ fn a_doubled_figure_is_the_one_slower_row_and_names_stay_text() {
             ))
             .await?;
         ensure!(injected == json!(0), "a file name became markup ({injected})");
+        Ok(())
+    });
+}
+
+/// On a phone the drop zone is on the first screen, before the page
+/// explains the rule (it was two screens down), and at both widths its
+/// file chooser is a 44 px target.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn the_drop_zone_is_on_a_phones_first_screen() {
+    let Some(book) = book("the_drop_zone_is_on_a_phones_first_screen") else {
+        return;
+    };
+    book.with_browser(async |browser| {
+        for width in [390, 1280] {
+            browser.set_width(width).await?;
+            open(browser, &book.server.url(CHAPTER)).await?;
+            let v = browser
+                .eval(
+                    "const zone = document.querySelector('section.pw-lab[data-lab=\"compare\"] .pw-lab-drop');
+                     const choose = zone.querySelector('label:has(input[type=file])');
+                     const rule = document.getElementById('the-rule');
+                     const z = zone.getBoundingClientRect(), c = choose.getBoundingClientRect();
+                     return [z.bottom, innerHeight, !!(rule.compareDocumentPosition(zone) & Node.DOCUMENT_POSITION_PRECEDING),
+                             c.width, c.height];",
+                )
+                .await?;
+            let f = |i: usize| v[i].as_f64().unwrap_or(f64::NAN);
+            if width < 600 {
+                ensure!(
+                    f(0) <= f(1),
+                    "{width} px: the drop zone ends at {} px, below the first screen ({} px)",
+                    f(0),
+                    f(1)
+                );
+            }
+            ensure!(v[2] == json!(true), "the drop zone comes after the rule");
+            ensure!(
+                f(3) >= 44.0 && f(4) >= 44.0,
+                "{width} px: the file chooser is {} x {} px",
+                f(3),
+                f(4)
+            );
+        }
         Ok(())
     });
 }

@@ -155,6 +155,27 @@ async fn run_small_chase(browser: &Browser) -> Result<Vec<Mark>> {
     Ok(marks)
 }
 
+/// Whether chart `chart` is on the page for a reader (laid out, not
+/// hidden), and, when it is not, its lab says what will appear there.
+async fn chart_shown(browser: &Browser, chart: &str) -> Result<bool> {
+    let v = browser
+        .eval_with(
+            "const f = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"]`);
+             const lab = f.closest('section.pw-lab');
+             const empty = lab.querySelector('.pw-lab-empty');
+             const seen = (e) => !!e && e.getClientRects().length > 0 && e.getBoundingClientRect().height > 0;
+             return [seen(f), seen(empty), f.getBoundingClientRect().height];",
+            vec![json!(chart)],
+        )
+        .await?;
+    let shown = v[0] == json!(true);
+    ensure!(
+        shown != (v[1] == json!(true)),
+        "{chart}: the chart and its placeholder should take turns: {v}"
+    );
+    Ok(shown)
+}
+
 /// Fails when a lab's worker is still alive after `what`.
 async fn ensure_no_live_workers(browser: &Browser, what: &str) -> Result<()> {
     let live = browser
@@ -175,9 +196,22 @@ fn experiments_fill_their_charts() {
     };
     book.with_browser(async |browser| {
         open(browser, &book.server.url(CHAPTER)).await?;
+        // No chart before there is data: each lab's chart waits, hidden,
+        // with a line saying what will appear (the first-touch one once
+        // spanned 1 GiB to 2 GiB with every point pinned to an edge).
+        for chart in [FIRST_TOUCH, CHASE, MODEL] {
+            ensure!(
+                !chart_shown(browser, chart).await?,
+                "{chart} is drawn before this browser has any result"
+            );
+        }
 
         // First touch at the smallest plan: 16 MiB, once.
         run_small_first_touch(browser).await?;
+        ensure!(
+            chart_shown(browser, FIRST_TOUCH).await?,
+            "{FIRST_TOUCH} stayed hidden after its run"
+        );
         let marks = browser.marks(FIRST_TOUCH).await?;
         let mine = by_role(&marks, "browser");
         let names: BTreeSet<&str> = mine.iter().map(|m| m.series.as_str()).collect();
@@ -679,6 +713,82 @@ fn wrong_form_values_are_named_not_replaced() {
             // Nothing ran: no worker was started for it.
             ensure_no_live_workers(browser, "a refused run").await?;
             set(browser, lab, field, "60").await?;
+        }
+        Ok(())
+    });
+}
+
+/// Every control of every lab (and the compare lab's file chooser and
+/// checkbox, by their labels) is at least 44 px each way, at 390 and 1280
+/// px, in the light and the navy theme; and Run stands out: its fill is
+/// 3:1 against the lab's background and its text 4.5:1 against its fill
+/// (the browser's grey button on white is 1.2:1).
+const CONTROLS_JS: &str = r#"
+const lum = (c) => {
+  const m = c.match(/[\d.]+/g).map(Number);
+  const [r, g, b] = m.slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const bg = (e) => {
+  for (; e; e = e.parentElement) {
+    const c = getComputedStyle(e).backgroundColor;
+    if (c && !/rgba\(.*, 0\)$/.test(c) && c !== 'transparent') return c;
+  }
+  return 'rgb(255, 255, 255)';
+};
+const small = [];
+const targets = [...document.querySelectorAll('section.pw-lab select, section.pw-lab button, section.pw-lab input')]
+  .map((e) => (e.type === 'file' || e.type === 'checkbox') ? e.closest('label') : e)
+  .filter((e) => e && e.getClientRects().length);
+for (const e of targets) {
+  const b = e.getBoundingClientRect();
+  if (b.width < 44 || b.height < 44) small.push(`${e.tagName.toLowerCase()}.${e.className || e.name || e.type}: ${Math.round(b.width)} x ${Math.round(b.height)}`);
+}
+const runs = [...document.querySelectorAll('section.pw-lab .pw-lab-run')].map((r) => {
+  const s = getComputedStyle(r);
+  return [ratio(s.backgroundColor, bg(r.closest('section'))), ratio(s.color, s.backgroundColor)];
+});
+return [targets.length, small, runs];
+"#;
+
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn controls_fit_a_finger_and_run_stands_out() {
+    let Some(book) = book("controls_fit_a_finger_and_run_stands_out") else {
+        return;
+    };
+    book.with_browser(async |browser| {
+        for theme in ["light", "navy"] {
+            for width in [390, 1280] {
+                browser.set_width(width).await?;
+                open(browser, &book.server.url(CHAPTER)).await?;
+                browser.switch_theme(theme).await?;
+                let v = browser.eval(CONTROLS_JS).await?;
+                let at = format!("{theme}, {width} px");
+                ensure!(
+                    v[0].as_u64().unwrap_or(0) >= 12,
+                    "{at}: only {} controls",
+                    v[0]
+                );
+                ensure!(
+                    v[1].as_array().is_some_and(|a| a.is_empty()),
+                    "{at}: controls under 44 px: {}",
+                    v[1]
+                );
+                let runs = v[2].as_array().cloned().unwrap_or_default();
+                ensure!(runs.len() == 2, "{at}: {} Run buttons", runs.len());
+                for r in &runs {
+                    let (fill, text) = (r[0].as_f64().unwrap_or(0.0), r[1].as_f64().unwrap_or(0.0));
+                    ensure!(
+                        fill >= 3.0 && text >= 4.5,
+                        "{at}: Run's fill is {fill:.2}:1 against the lab, its text {text:.2}:1 against its fill"
+                    );
+                }
+            }
         }
         Ok(())
     });

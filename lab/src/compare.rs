@@ -1,7 +1,8 @@
 //! "Compare runs" in the page: the files a reader dropped, validated with
 //! the model and held against the first by the model's own rule
 //! ([`pagewalk_model::comparison`]), laid out as the cells `collector
-//! compare` prints. The page writes every cell as text.
+//! compare` prints, each figure named as the book's charts name it. The
+//! page writes every cell as text.
 
 use pagewalk_model::comparison::display::{self, cells, tally, RULE, VALUE_COLUMNS};
 use pagewalk_model::comparison::{compare_named, Outcome, SetupDifference};
@@ -16,6 +17,7 @@ pub struct CompareTable {
     pub runs: Vec<String>,
     /// Settings that differ, listed before any figure.
     pub setup: Vec<SetupDifference>,
+    /// What "noise" is, said once for every row.
     pub rule: String,
     /// Column headers: experiment, figure, run (with more than one run
     /// compared), then [`VALUE_COLUMNS`].
@@ -29,6 +31,8 @@ pub struct CompareTable {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TableRow {
     pub experiment: String,
+    /// `collector compare`'s name for it (`nohugepage first pass`); the
+    /// figure's cell has the book's (`MADV_NOHUGEPAGE, first pass`).
     pub figure: String,
     pub run: String,
     pub outcome: Outcome,
@@ -68,7 +72,7 @@ pub fn compare_files(files: &[(String, Vec<u8>)]) -> Result<CompareTable, String
         .rows
         .iter()
         .map(|r| {
-            let mut row = vec![r.experiment.clone(), r.figure.clone()];
+            let mut row = vec![r.experiment.clone(), r.label.clone()];
             if many {
                 row.push(r.run.clone());
             }
@@ -113,6 +117,22 @@ mod tests {
             .iter()
             .all(|r| r.outcome == Outcome::WithinNoise && r.cells.len() == t.header.len()));
         assert!(t.tally.contains(" 0 faster, 0 slower, "), "{}", t.tally);
+        // Each figure is in the book's words.
+        let ft = t
+            .rows
+            .iter()
+            .find(|r| r.figure == "nohugepage first pass")
+            .expect("the example's first pass");
+        assert_eq!(ft.cells[1], "MADV_NOHUGEPAGE, first pass");
+        for r in &t.rows {
+            let id = r.figure.split(' ').next().unwrap_or_default();
+            assert!(
+                !id.contains('-') || r.cells[1] != r.figure,
+                "{} / {} is shown by its id",
+                r.experiment,
+                r.figure
+            );
+        }
     }
 
     #[test]

@@ -60,11 +60,24 @@ pub fn lab_html(data: &DataSet, name: &str) -> Result<String, String> {
         "tlb-model" => Some(charts::TLB_MODEL),
         _ => None,
     };
+    // No chart before there is data: the figure (the collector's numbers
+    // alone would sit at one size, pinned to an edge) stays hidden until
+    // theme/pagewalk-lab.js lays this browser's results over it, and a
+    // line says what will appear there.
     let figure = match chart {
         Some(chart) => {
             let runs: Vec<_> = data.run.iter().chain(&data.references).collect();
             let spec = charts::build(chart, &runs).map_err(|e| e.to_string())?;
-            figure_html(chart, &spec, &spec.title) + "\n"
+            let empty = if name == "tlb-model" {
+                "Move a control and the model's misses by region size are drawn here."
+            } else {
+                "Press Run and this browser's results are drawn here, beside the collector's."
+            };
+            format!(
+                "<p class=\"pw-lab-empty\">{}</p>\n<div class=\"pw-lab-chart\" hidden>\n{}</div>\n",
+                escape_text(empty),
+                figure_html(chart, &spec, &spec.title)
+            )
         }
         None => String::new(),
     };
@@ -73,7 +86,7 @@ pub fn lab_html(data: &DataSet, name: &str) -> Result<String, String> {
          Nothing would be sent anywhere: the files are read in this page."
     } else {
         "This experiment runs in your browser with JavaScript and WebAssembly, which are off here; \
-         the chart shows only the collector's numbers."
+         the collector's numbers are in the charts of their chapters."
     };
     Ok(format!(
         "<section class=\"pw-lab\" id=\"lab-{id}\" data-lab=\"{id}\" data-pw-lab-state=\"static\" aria-label=\"{title}\">\n\
@@ -220,9 +233,9 @@ fn tlb_model(data: &DataSet) -> String {
 fn compare() -> String {
     // The page refuses a file over the model's own limit before reading it.
     format!(
-        "<div class=\"pw-lab-drop\" data-max-file-bytes=\"{max}\">Drop collector JSON files here, or \
-         <label>choose files <input type=\"file\" accept=\".json,application/json\" multiple disabled></label>. \
-         They are read in this page and sent nowhere.</div>\n\
+        "<div class=\"pw-lab-drop\" data-max-file-bytes=\"{max}\"><p>Drop collector JSON files here, or</p> \
+         <label class=\"pw-lab-choose\">choose files<input type=\"file\" accept=\".json,application/json\" multiple disabled></label> \
+         <p>They are read in this page and sent nowhere.</p></div>\n\
          <ul class=\"pw-lab-files\"></ul>\n\
          <div class=\"pw-lab-verdicts\" aria-live=\"polite\" hidden></div>\n\
          <p><label><input type=\"checkbox\" name=\"keep\" disabled> Keep my in-page results in this browser \
@@ -269,6 +282,11 @@ mod tests {
                 "{lab} has no {chart} figure"
             );
             assert!(html.contains("class=\"pw-lab-") && html.contains(" disabled"));
+            // Hidden until this browser has results to draw.
+            assert!(
+                html.contains("<div class=\"pw-lab-chart\" hidden>\n<figure class=\"pw-chart\""),
+                "{lab}"
+            );
         }
         assert!(!lab_html(&data, "compare").unwrap().contains("pw-chart"));
     }

@@ -15,6 +15,9 @@ pub struct Figure {
     /// Stable across runs (`nohugepage first pass`), so the same figure
     /// is found in another run.
     pub name: String,
+    /// As the book's charts name it (`MADV_NOHUGEPAGE, first pass`), for
+    /// the page's verdict table.
+    pub label: String,
     pub unit: &'static str,
     /// Sizes and modes it was measured with. Two figures whose conditions
     /// differ measured different things and are not compared.
@@ -45,7 +48,8 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     for phase in [Phase::FirstPass, Phase::SecondPass] {
                         if let Some(p) = m.summary.phase(phase) {
                             let name = format!("{} {}", m.mode.name(), phase.label());
-                            add.summary(name, "ns/page", &cond, &p.ns_per_page);
+                            let label = format!("{}, {}", m.mode.code(), phase.label());
+                            add.summary(name, Some(label), "ns/page", &cond, &p.ns_per_page);
                         }
                     }
                 }
@@ -62,7 +66,7 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     for (regime, point) in [("4 KiB pages", &s.small), ("huge pages", &s.huge)] {
                         if let Some(p) = point {
                             let name = format!("{regime}, {which} region");
-                            add.summary(name, "ns/load", &size(s.size_bytes), &p.ns_per_load);
+                            add.summary(name, None, "ns/load", &size(s.size_bytes), &p.ns_per_load);
                         }
                     }
                 }
@@ -77,12 +81,14 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     let reps = |f: fn(&crate::tail::TailRepetition) -> f64| {
                         Summary::of(&v.repetitions.iter().map(f).collect::<Vec<_>>())
                     };
-                    let name = v.variant.name();
+                    let (name, label) = (v.variant.name(), v.variant.label());
                     if let Some(s) = reps(|r| r.mean_ns) {
-                        add.summary(format!("{name} mean"), "ns", &cond, &s);
+                        let label = Some(format!("{label}, mean"));
+                        add.summary(format!("{name} mean"), label, "ns", &cond, &s);
                     }
                     if let Some(s) = reps(|r| r.p999_ns) {
-                        add.summary(format!("{name} p99.9"), "ns", &cond, &s);
+                        let label = Some(format!("{label}, p99.9"));
+                        add.summary(format!("{name} p99.9"), label, "ns", &cond, &s);
                     }
                 }
             }
@@ -93,7 +99,7 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                         p.size_bytes.map_or("size ?".into(), size),
                         p.ops_per_batch.map_or("?".into(), |n| n.to_string())
                     );
-                    add.latency(p.path.name(), &cond, p.latency.as_ref());
+                    add.latency(p.path.name(), p.path.label(), &cond, p.latency.as_ref());
                 }
             }
             Results::Syscall(r) => {
@@ -101,7 +107,7 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     let cond = o.calls_per_batch.map_or("calls per batch ?".into(), |n| {
                         format!("{n} calls per batch")
                     });
-                    add.latency(o.op.name(), &cond, o.latency.as_ref());
+                    add.latency(o.op.name(), o.op.label(), &cond, o.latency.as_ref());
                 }
             }
             Results::Noise(r) => {
@@ -110,7 +116,8 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     .map_or("rounds ?".into(), |n| format!("{n} rounds"));
                 for b in &r.batches {
                     if let Some(s) = &b.summary {
-                        add.summary(b.condition.name().into(), "ns per run", &cond, s);
+                        let (name, label) = (b.condition.name(), b.condition.label());
+                        add.summary(name.into(), Some(label.into()), "ns per run", &cond, s);
                     }
                 }
             }
@@ -119,6 +126,7 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     let cond = format!("{}, {} threads", size(r.region_bytes), p.threads);
                     add.push(
                         p.placement.name().into(),
+                        None,
                         "ns",
                         cond,
                         p.touch_ns,
@@ -141,9 +149,12 @@ struct Adder<'a> {
 }
 
 impl Adder<'_> {
+    /// `label`: the book's name for it, when `name` is not that already.
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         name: String,
+        label: Option<String>,
         unit: &'static str,
         conditions: String,
         value: f64,
@@ -152,6 +163,7 @@ impl Adder<'_> {
     ) {
         self.out.push(Figure {
             experiment: self.experiment.to_string(),
+            label: label.unwrap_or_else(|| name.clone()),
             name,
             unit,
             conditions,
@@ -162,7 +174,14 @@ impl Adder<'_> {
     }
 
     /// The median of repetitions; their max/min is the spread.
-    fn summary(&mut self, name: String, unit: &'static str, conditions: &str, s: &Summary) {
+    fn summary(
+        &mut self,
+        name: String,
+        label: Option<String>,
+        unit: &'static str,
+        conditions: &str,
+        s: &Summary,
+    ) {
         let (spread, basis) = if s.n >= 2 && s.min > 0.0 {
             (
                 Some(s.spread() - 1.0),
@@ -171,20 +190,20 @@ impl Adder<'_> {
         } else {
             (None, "1 repetition".to_string())
         };
-        self.push(name, unit, conditions.into(), s.median, spread, &basis);
+        self.push(name, label, unit, conditions.into(), s.median, spread, &basis);
     }
 
     /// The p50 of a per-batch distribution. Its spread is how far the slow
     /// tenth of batches sits above the median (p90/p50): batches here are
     /// the repetitions.
-    fn latency(&mut self, name: &str, conditions: &str, l: Option<&Latency>) {
+    fn latency(&mut self, name: &str, label: &str, conditions: &str, l: Option<&Latency>) {
         let Some((p50, p90)) = l.and_then(|l| Some((l.p50_ns?, l.p90_ns?))) else {
             return;
         };
         let spread = (p50 > 0.0).then(|| p90 / p50 - 1.0);
-        let name = format!("{name} p50");
         self.push(
-            name,
+            format!("{name} p50"),
+            Some(format!("{label}, p50")),
             "ns",
             conditions.into(),
             p50,
@@ -201,7 +220,7 @@ impl Adder<'_> {
             for (which, p) in ends(&c.points) {
                 let name = format!("{}, {which} region", c.regime.label());
                 let cond = format!("{}, {conditions}", point_size(p));
-                self.summary(name, "ns/load", &cond, &p.ns_per_load);
+                self.summary(name, None, "ns/load", &cond, &p.ns_per_load);
             }
         }
     }

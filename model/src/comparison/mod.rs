@@ -62,6 +62,11 @@ impl Outcome {
 pub struct Row {
     pub experiment: String,
     pub figure: String,
+    /// The figure as the book's charts name it (`MADV_NOHUGEPAGE, first
+    /// pass` for `nohugepage first pass`): the page's verdict table shows
+    /// it, the command line the name it takes.
+    #[serde(default)]
+    pub label: String,
     pub unit: String,
     /// Label of the run held against the baseline.
     pub run: String,
@@ -129,6 +134,7 @@ fn not_compared(f: &Figure, run: &str, why: &str) -> Row {
     Row {
         experiment: f.experiment.clone(),
         figure: f.name.clone(),
+        label: f.label.clone(),
         unit: f.unit.to_string(),
         run: run.to_string(),
         outcome: Outcome::NotCompared,
