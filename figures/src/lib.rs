@@ -36,9 +36,13 @@ pub use spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Scale, Series,
 pub use spec::{Marker, MarkerKind};
 pub use table::{table_csv, table_html};
 
-/// Width of the static SVG the build puts in the page (it scales down with
-/// the page through its `viewBox`).
+/// Width of the static SVG the build puts in the page for a wide screen (it
+/// scales down with the page through its `viewBox`).
 pub const STATIC_WIDTH: u32 = 720;
+/// Width of the one it puts there for a phone: the plot's width in a 390 px
+/// window, so its text is drawn at its own size (never under 11 CSS px)
+/// and a redraw there keeps its height.
+pub const STATIC_NARROW_WIDTH: u32 = 350;
 
 /// The spec as JSON that is safe inside `<script type="application/json">`:
 /// `</` becomes `<\/` and `<!--` becomes `\u003c!--`, both still the same
@@ -65,7 +69,17 @@ pub fn figure_html(name: &str, spec: &ChartSpec, caption: &str) -> String {
     } else {
         spec.description.as_str()
     };
-    let svg = render_svg(spec, &Palette::light(), STATIC_WIDTH, 0);
+    // Two layouts, one shown by the page's CSS (`theme/pagewalk.css`,
+    // `data-layout`): without JavaScript a phone gets a figure laid out for
+    // its width, not a wide one scaled down to unreadable text.
+    let layout = |width, name: &str| {
+        render_svg(spec, &Palette::light(), width, 0).replacen(
+            "<svg ",
+            &format!("<svg data-layout=\"{name}\" "),
+            1,
+        )
+    };
+    let svg = layout(STATIC_WIDTH, "wide") + &layout(STATIC_NARROW_WIDTH, "narrow");
     format!(
         "<figure class=\"pw-chart\" id=\"chart-{name}\" data-chart=\"{name}\">\n\
          <div class=\"pw-chart-plot\" role=\"group\" aria-label=\"{label}\">{svg}</div>\n\

@@ -9,8 +9,8 @@ use super::{Palette, FONT, NARROW, PAD};
 use crate::spec::{Axis, ChartSpec, Marker, MarkerKind, Role};
 
 /// Size and row pitch of marker labels.
-const MARKER_FONT: f64 = 10.0;
-const MARKER_ROW: f64 = 12.0;
+const MARKER_FONT: f64 = 11.0;
+const MARKER_ROW: f64 = 14.0;
 /// Most rows of marker labels; a label that fits in none is left out of
 /// the drawing but kept in the marker's tooltip and `aria-label`.
 const MARKER_ROWS: usize = 4;
