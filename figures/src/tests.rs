@@ -237,9 +237,9 @@ fn table_has_every_value_caption_and_scopes() {
     let (r, refr) = (run(), reference());
     let spec = first_touch_ns_per_page(&r, Some(&refr));
     let t = table_html(&spec);
-    assert!(
-        t.starts_with("<table class=\"pw-table\"><caption><span>First touch: nanoseconds per 4 KiB page")
-    );
+    assert!(t.starts_with(
+        "<table class=\"pw-table\"><caption><span>First touch: nanoseconds per 4 KiB page"
+    ));
     assert!(t.contains("<th scope=\"col\">the reference laptop</th>"));
     // The whiskers in a column of their own, a number and its unit never
     // apart, no unit in a header above values that carry theirs.

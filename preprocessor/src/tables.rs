@@ -41,8 +41,7 @@ pub fn keep_numbers_whole(chapter: &str) -> String {
 fn join_units(text: &str, out: &mut String) {
     let mut in_code = false;
     let mut prev = '\0';
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
+    for (i, c) in text.char_indices() {
         if c == '`' {
             in_code = !in_code;
         } else if c == '<' {

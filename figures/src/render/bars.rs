@@ -112,56 +112,55 @@ pub(super) fn bars(
             let y0 = top + band * ci as f64 + GROUP_GAP / 2.0 + bar_h * si as f64;
             let colour = pal.series_colour(si);
             let p = s.at(&c.key);
-            match p.and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v))) {
-                Some((p, v)) => {
-                    let (a, b) = (scale.map(scale.baseline()), scale.map(v));
-                    let attrs = mark_attrs(&spec.y, s, &c.key, &c.label, p);
-                    let style = reference_style(s.role, colour);
-                    let yc = y0 + bar_h / 2.0;
-                    // On a log axis a bar's length would be measured from
-                    // an arbitrary floor: a dot says the value.
-                    let shape = if dots {
-                        let r = n((bar_h / 2.0 - 1.0).clamp(2.5, 5.0));
-                        format!("circle cx=\"{}\" cy=\"{}\" r=\"{r}\"", n(b), n(yc))
-                    } else {
-                        let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
-                        format!(
-                            "rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"",
-                            n(x),
-                            n(y0 + 1.0),
-                            n(bw),
-                            n(bar_h - 2.0)
-                        )
-                    };
-                    let _ = write!(marks, "<{shape} fill=\"{}\"{style}{attrs}/>", esc(colour));
-                    // A zero is a measured value, not a missing one.
-                    if v == 0.0 {
-                        let _ = write!(
+            // A gap draws nothing: it is said once, in the series' legend entry.
+            if let Some((p, v)) =
+                p.and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v)))
+            {
+                let (a, b) = (scale.map(scale.baseline()), scale.map(v));
+                let attrs = mark_attrs(&spec.y, s, &c.key, &c.label, p);
+                let style = reference_style(s.role, colour);
+                let yc = y0 + bar_h / 2.0;
+                // On a log axis a bar's length would be measured from
+                // an arbitrary floor: a dot says the value.
+                let shape = if dots {
+                    let r = n((bar_h / 2.0 - 1.0).clamp(2.5, 5.0));
+                    format!("circle cx=\"{}\" cy=\"{}\" r=\"{r}\"", n(b), n(yc))
+                } else {
+                    let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
+                    format!(
+                        "rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"",
+                        n(x),
+                        n(y0 + 1.0),
+                        n(bw),
+                        n(bar_h - 2.0)
+                    )
+                };
+                let _ = write!(marks, "<{shape} fill=\"{}\"{style}{attrs}/>", esc(colour));
+                // A zero is a measured value, not a missing one.
+                if v == 0.0 {
+                    let _ = write!(
                             marks,
                             "<text class=\"pw-zero\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" aria-hidden=\"true\">0</text>",
                             n(a + 4.0),
                             n(yc + 3.5),
                             esc(&pal.fg)
                         );
-                    }
-                    if let (Some(lo), Some(hi)) = (p.min, p.max) {
-                        if lo != hi && scale.places(lo) && scale.places(hi) {
-                            let (x1, x2, yc) = (scale.map(lo), scale.map(hi), y0 + bar_h / 2.0);
-                            let cap = (bar_h / 2.0 - 2.0).max(2.0);
-                            let _ = write!(
-                                whiskers,
-                                "<path d=\"M{x1} {yc}H{x2}M{x1} {a}V{b}M{x2} {a}V{b}\"/>",
-                                x1 = n(x1),
-                                x2 = n(x2),
-                                yc = n(yc),
-                                a = n(yc - cap),
-                                b = n(yc + cap)
-                            );
-                        }
+                }
+                if let (Some(lo), Some(hi)) = (p.min, p.max) {
+                    if lo != hi && scale.places(lo) && scale.places(hi) {
+                        let (x1, x2, yc) = (scale.map(lo), scale.map(hi), y0 + bar_h / 2.0);
+                        let cap = (bar_h / 2.0 - 2.0).max(2.0);
+                        let _ = write!(
+                            whiskers,
+                            "<path d=\"M{x1} {yc}H{x2}M{x1} {a}V{b}M{x2} {a}V{b}\"/>",
+                            x1 = n(x1),
+                            x2 = n(x2),
+                            yc = n(yc),
+                            a = n(yc - cap),
+                            b = n(yc + cap)
+                        );
                     }
                 }
-                // A gap is said once, in the series' legend entry.
-                None => {}
             }
         }
     }

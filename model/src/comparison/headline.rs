@@ -190,7 +190,15 @@ impl Adder<'_> {
         } else {
             (None, "1 repetition".to_string())
         };
-        self.push(name, label, unit, conditions.into(), s.median, spread, &basis);
+        self.push(
+            name,
+            label,
+            unit,
+            conditions.into(),
+            s.median,
+            spread,
+            &basis,
+        );
     }
 
     /// The p50 of a per-batch distribution. Its spread is how far the slow
