@@ -96,51 +96,54 @@ pub fn init() -> u32 {
 /// series of `role` (`browser` or `file`; with `label`, only the series of
 /// that file) by those of `overlay` (JSON: `{"series": [...],
 /// "categories": [...]}`), then redraws it and rewrites its data table.
-/// Returns false when the page has no such chart; an error names a bad
-/// role or overlay.
+/// Returns false when the page has no such chart; throws a string naming
+/// a bad role or overlay.
 #[wasm_bindgen]
-pub fn replace_series(
-    chart: &str,
-    role: &str,
-    label: &str,
-    overlay: &str,
-) -> Result<bool, JsValue> {
+pub fn replace_series(chart: &str, role: &str, label: &str, overlay: &str) -> bool {
     let role = match role {
         "browser" => Role::Browser,
         "file" => Role::File,
-        other => {
-            return Err(JsValue::from_str(&format!(
-                "replace_series: role `{other}` is not browser or file"
-            )))
-        }
+        other => throw(format!(
+            "replace_series: role `{other}` is not browser or file"
+        )),
     };
-    let overlay: Overlay = json::from_str(overlay).map_err(|e| {
-        JsValue::from_str(&format!(
+    let overlay: Overlay = match json::from_str(overlay) {
+        Ok(overlay) => overlay,
+        Err(e) => throw(format!(
             "replace_series: overlay for `{chart}` is not valid: {e}"
-        ))
-    })?;
+        )),
+    };
     let label = (!label.is_empty()).then_some(label);
     with_chart(chart, |spec| overlay::replace(spec, role, label, overlay))
 }
 
 /// Replaces the x-axis markers of chart `CHART` with `markers` (JSON
 /// array of `{x, label, kind}`) and redraws it. Returns false when the page
-/// has no such chart.
+/// has no such chart; throws a string when the markers do not read.
 #[wasm_bindgen]
-pub fn set_markers(chart: &str, markers: &str) -> Result<bool, JsValue> {
-    let markers = json::from_str(markers).map_err(|e| {
-        JsValue::from_str(&format!(
+pub fn set_markers(chart: &str, markers: &str) -> bool {
+    let markers = match json::from_str(markers) {
+        Ok(markers) => markers,
+        Err(e) => throw(format!(
             "set_markers: markers for `{chart}` are not valid: {e}"
-        ))
-    })?;
+        )),
+    };
     with_chart(chart, |spec| overlay::set_x_markers(spec, markers))
+}
+
+/// Throws `msg` to the caller as a string, what an `Err(JsValue)` return
+/// threw, without a `Result` return (whose three-value export shim the
+/// module would carry for each function). Called with nothing borrowed:
+/// the thrown exception leaves the wasm stack without unwinding it.
+fn throw(msg: String) -> ! {
+    wasm_bindgen::throw_val(JsValue::from_str(&msg))
 }
 
 /// Applies `change` to chart `chart`'s spec, then redraws the chart and
 /// rewrites its data table. False when the page has no such chart.
-fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> Result<bool, JsValue> {
+fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> bool {
     let Some(doc) = document() else {
-        return Ok(false);
+        return false;
     };
     let palette = PALETTE
         .with(|p| p.borrow().clone())
@@ -151,7 +154,7 @@ fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> Result<bool, 
             .iter_mut()
             .find(|c| c.figure.get_attribute("data-chart").as_deref() == Some(chart))
         else {
-            return Ok(false);
+            return false;
         };
         change(&mut c.spec);
         draw(&c.figure, &c.spec, &palette);
@@ -162,7 +165,7 @@ fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> Result<bool, 
             ));
             add_csv_button(&c.figure);
         }
-        Ok(true)
+        true
     })
 }
 
