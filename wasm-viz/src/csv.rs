@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::CHARTS;
+use crate::{local, CHARTS};
 
 /// The data table shows rounded values in human units; "Copy as CSV" puts
 /// the exact ones on the clipboard ([`table_csv`] of the chart's current
@@ -31,7 +31,7 @@ pub(crate) fn add_csv_button(figure: &Element) {
 /// the clipboard, and shows them under the button too: the clipboard may
 /// be refused (no permission, an old browser), the text box never is.
 pub(crate) fn copy_csv(figure: &Element, button: &Element) {
-    let Some(csv) = CHARTS.with(|charts| {
+    let Some(csv) = local(&CHARTS, |charts| {
         charts
             .borrow()
             .iter()

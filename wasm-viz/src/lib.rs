@@ -48,6 +48,16 @@ thread_local! {
     static OBSERVER: RefCell<Option<MutationObserver>> = const { RefCell::new(None) };
 }
 
+/// `key.with(f)`, or `R`'s default where the value is gone (never, in a
+/// page: nothing is torn down), without `with`'s panic, whose message
+/// would bring `Debug` formatting into the module.
+pub(crate) fn local<T: 'static, R: Default>(
+    key: &'static std::thread::LocalKey<T>,
+    f: impl FnOnce(&T) -> R,
+) -> R {
+    key.try_with(f).unwrap_or_default()
+}
+
 fn warn(msg: &str) {
     web_sys::console::warn_1(&JsValue::from_str(msg));
 }
@@ -81,13 +91,13 @@ pub fn init() -> u32 {
             Ok(spec) => {
                 draw(&figure, &spec, &palette);
                 wire(&figure);
-                CHARTS.with(|c| c.borrow_mut().push(Chart { figure, spec }));
+                local(&CHARTS, |c| c.borrow_mut().push(Chart { figure, spec }));
                 drawn += 1;
             }
             Err(msg) => show_error(&figure, &msg),
         }
     }
-    PALETTE.with(|p| *p.borrow_mut() = Some(palette));
+    local(&PALETTE, |p| *p.borrow_mut() = Some(palette));
     observe_theme(&doc);
     drawn
 }
@@ -145,10 +155,8 @@ fn with_chart(chart: &str, change: impl FnOnce(&mut ChartSpec)) -> bool {
     let Some(doc) = document() else {
         return false;
     };
-    let palette = PALETTE
-        .with(|p| p.borrow().clone())
-        .unwrap_or_else(|| current_palette(&doc));
-    CHARTS.with(|charts| {
+    let palette = local(&PALETTE, |p| p.borrow().clone()).unwrap_or_else(|| current_palette(&doc));
+    local(&CHARTS, |charts| {
         let mut charts = charts.borrow_mut();
         let Some(c) = charts
             .iter_mut()
@@ -263,18 +271,18 @@ fn draw_at(figure: &Element, spec: &ChartSpec, palette: &Palette, width: Option<
 fn redraw_all() {
     let Some(doc) = document() else { return };
     let palette = current_palette(&doc);
-    if PALETTE.with(|p| p.borrow().as_ref() != Some(&palette)) {
+    if local(&PALETTE, |p| p.borrow().as_ref() != Some(&palette)) {
         draw_all(palette, None);
     }
 }
 
 fn draw_all(palette: Palette, width: Option<u32>) {
-    CHARTS.with(|charts| {
+    local(&CHARTS, |charts| {
         for c in charts.borrow().iter() {
             draw_at(&c.figure, &c.spec, &palette, width);
         }
     });
-    PALETTE.with(|p| *p.borrow_mut() = Some(palette));
+    local(&PALETTE, |p| *p.borrow_mut() = Some(palette));
 }
 
 /// Paper is white whatever the screen theme, and a printed chart is half
@@ -298,7 +306,7 @@ fn observe_print() {
 
 /// mdBook switches themes by changing `<html>`'s class: redraw then.
 fn observe_theme(doc: &Document) {
-    if OBSERVER.with(|o| o.borrow().is_some()) {
+    if local(&OBSERVER, |o| o.borrow().is_some()) {
         return;
     }
     let Some(root) = doc.document_element() else {
@@ -315,6 +323,6 @@ fn observe_theme(doc: &Document) {
     options.set_attributes(true);
     options.set_attribute_filter(&js_sys::Array::of1(&JsValue::from_str("class")));
     if observer.observe_with_options(&root, &options).is_ok() {
-        OBSERVER.with(|o| *o.borrow_mut() = Some(observer));
+        local(&OBSERVER, |o| *o.borrow_mut() = Some(observer));
     }
 }
