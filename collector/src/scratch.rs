@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 
 use crate::lockfile;
 
-/// Every private folder's name starts with this.
-pub const PREFIX: &str = "pagewalk-";
+/// Every private folder's name starts with this: one the collector alone
+/// writes, so `validate` never names another program's folder (the browser
+/// tests' `pagewalk-browser-*` profiles, say) as the collector's leftover.
+pub const PREFIX: &str = "pagewalk-collector-";
 
 /// A private folder, removed on drop.
 pub struct Scratch {
@@ -26,7 +28,7 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// A new folder `pagewalk-PURPOSE-PID-RANDOM` in the temporary
+    /// A new folder `pagewalk-collector-PURPOSE-PID-RANDOM` in the temporary
     /// directory.
     pub fn new(purpose: &str) -> io::Result<Scratch> {
         Scratch::new_in(&std::env::temp_dir(), purpose)
@@ -90,7 +92,7 @@ mod tests {
         let s = Scratch::new_in(base.path(), "test").unwrap();
         let path = s.path().to_path_buf();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(name.starts_with(&format!("pagewalk-test-{}-", std::process::id())));
+        assert!(name.starts_with(&format!("{PREFIX}test-{}-", std::process::id())));
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         assert!(leftovers(base.path()).is_empty(), "held while in use");
@@ -103,7 +105,7 @@ mod tests {
     fn a_folder_nobody_holds_is_a_leftover() {
         let base = tempfile::tempdir().unwrap();
         let s = Scratch::new_in(base.path(), "test").unwrap();
-        let killed = base.path().join("pagewalk-test-1-abcdef");
+        let killed = base.path().join(format!("{PREFIX}test-1-abcdef"));
         std::fs::create_dir(&killed).unwrap();
         std::fs::create_dir(base.path().join("other")).unwrap();
         assert_eq!(leftovers(base.path()), vec![killed]);

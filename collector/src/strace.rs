@@ -134,7 +134,7 @@ mod tests {
         }
         counted.unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        let left = crate::scratch::in_temp_dir(&format!("pagewalk-strace-{pid}-"));
+        let left = crate::scratch::in_temp_dir(&format!("{}strace-{pid}-", crate::scratch::PREFIX));
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 

@@ -1,5 +1,5 @@
 //! What a killed collector leaves behind is reported by `collector
-//! validate`: its private temporary folders (`pagewalk-*` in the
+//! validate`: its private temporary folders (`pagewalk-collector-*` in the
 //! temporary directory, which a live collector holds locked).
 
 use std::fs::{self, File};
@@ -18,9 +18,11 @@ fn validate_with_tmpdir(tmp: &std::path::Path, data: &std::path::Path) -> Output
 fn validate_reports_a_killed_runs_private_folder_and_not_a_live_ones() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
-    let killed = tmp.path().join("pagewalk-syscall-4242-Xa9bQ2");
-    let live = tmp.path().join("pagewalk-strace-4243-Zz1kP0");
-    let other = tmp.path().join("someone-else");
+    let killed = tmp.path().join("pagewalk-collector-syscall-4242-Xa9bQ2");
+    let live = tmp.path().join("pagewalk-collector-strace-4243-Zz1kP0");
+    // Another program's folder under a name like the collector's (the
+    // browser tests' Chromium profiles) is not the collector's leftover.
+    let other = tmp.path().join("pagewalk-browser-HY6O0U");
     for d in [&killed, &live, &other] {
         fs::create_dir(d).unwrap();
     }
@@ -36,8 +38,11 @@ fn validate_reports_a_killed_runs_private_folder_and_not_a_live_ones() {
         err.contains(&killed.display().to_string()),
         "the killed run's folder is named: {err}"
     );
-    assert!(!err.contains("pagewalk-strace"), "a live one is not: {err}");
-    assert!(!err.contains("someone-else"), "{err}");
+    assert!(
+        !err.contains("pagewalk-collector-strace"),
+        "a live one is not: {err}"
+    );
+    assert!(!err.contains("pagewalk-browser"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(killed.exists(), "reported, not removed");
     drop(held);

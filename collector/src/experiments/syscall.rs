@@ -278,7 +278,8 @@ mod tests {
         let _ = std::fs::remove_file(&planted);
         assert_eq!(result.unwrap().0.unwrap().n, Some(2));
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        let left = crate::scratch::in_temp_dir(&format!("pagewalk-syscall-{pid}-"));
+        let left =
+            crate::scratch::in_temp_dir(&format!("{}syscall-{pid}-", crate::scratch::PREFIX));
         assert!(left.is_empty(), "left behind: {left:?}");
     }
 
