@@ -35,7 +35,7 @@ for (const name of pages) {
       requests: all.length,
       transfer: all.reduce((s, e) => s + (e.transferSize || 0), 0),
       decoded: all.reduce((s, e) => s + (e.decodedBodySize || 0), 0),
-      engine: all.some((e) => /gen\/pagewalk-viz\.js/.test(e.name)),
+      engine: all.some((e) => /pagewalk-viz(?:-[0-9a-f]+)?\.js/.test(e.name)),
       worker: all.some((e) => /pagewalk-lab-worker/.test(e.name)),
     };
   });
