@@ -46,6 +46,31 @@ pub struct ThpSettings {
     pub enabled: Option<String>,
     pub defrag: Option<String>,
     pub khugepaged_defrag: Option<String>,
+    /// `khugepaged/max_ptes_none`: how many unmapped 4 KiB slots khugepaged
+    /// may fill with zeros to collapse a 2 MiB range (511 by default: the
+    /// bound on THP's memory bloat). From 6.12 it also decides which huge
+    /// pages the under-used-THP shrinker splits.
+    pub max_ptes_none: Option<u64>,
+    /// `shrink_underused` (`1`/`0`): whether that shrinker runs (6.12+).
+    pub shrink_underused: Option<String>,
+    /// Multi-size THP (Linux 6.8+): one entry per anonymous size under
+    /// `hugepages-<size>kB/`; absent on older kernels.
+    pub sizes: Option<Vec<MthpSize>>,
+}
+
+/// One multi-size THP size: its own `enabled` and, from Linux 6.10, its
+/// fault counters (since boot) as the run started.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
+pub struct MthpSize {
+    pub kib: u64,
+    /// `always`, `inherit` (follow the top-level `enabled`), `madvise` or
+    /// `never`.
+    pub enabled: String,
+    /// `stats/anon_fault_alloc`: anonymous faults that got this size.
+    pub anon_fault_alloc: Option<u64>,
+    /// `stats/anon_fault_fallback`: faults that wanted it and fell back.
+    pub anon_fault_fallback: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]

@@ -253,3 +253,39 @@ fn noise_batches_follow_the_samples() {
         same(&shown["max_ms"], max(&ns) / 1e6, &format!("{key}.max_ms"));
     }
 }
+
+/// The free 2 MiB blocks the chapters count, recomputed from buddyinfo by
+/// splitting each free block into 2 MiB pieces, on a machine whose free
+/// memory sits in order-10 (4 MiB) blocks: counted once each they would
+/// fall short of the region's 2 MiB windows, split they cover them.
+#[test]
+fn an_order_ten_block_counts_as_two_huge_pages() {
+    let (_, mut raw, dir) = data();
+    let experiment = raw["experiments"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["name"] == "first-touch")
+        .unwrap();
+    let ft = &mut experiment["results"]["first-touch"];
+    let windows = ft["size_bytes"].as_u64().unwrap() >> 21;
+    let order10 = windows * 3 / 4;
+    let mut orders = vec![serde_json::json!(0); 10];
+    orders.push(serde_json::json!(order10));
+    ft["memory_before"]["buddyinfo"] =
+        serde_json::json!([{ "node": 0, "zone": "Normal", "free_blocks": orders }]);
+    let example = std::fs::read_dir(dir.path().join("example"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap();
+    std::fs::write(&example, serde_json::to_string(&raw).unwrap()).unwrap();
+    let ctx = context::build(&DataSet::load(dir.path()).unwrap());
+    same(
+        &ctx["ft"]["before"]["free_huge_blocks"],
+        (2 * order10) as f64,
+        "free_huge_blocks",
+    );
+    assert!(order10 < windows && 2 * order10 >= windows);
+    assert_eq!(ctx["ft"]["verdict"]["huge_blocks"], "plenty");
+}

@@ -65,9 +65,10 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
             }
             bar.set_message(s.variant.name());
             match repetition(s.variant, len, page, &mut times) {
-                Ok((rep, rec)) => {
+                Ok((rep, rec, huge_kib)) => {
                     s.recorder.merge(&rec);
                     s.reps.push(rep);
+                    s.huge_kib.push(huge_kib);
                 }
                 Err(Unavailable(why)) => s.skipped = Some(why),
             }
@@ -76,8 +77,13 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     }
     bar.finish_and_clear();
 
+    let huge_checks: Vec<Check> = state
+        .iter()
+        .filter_map(VariantState::no_huge_pages)
+        .collect();
     let variants: Vec<TailVariantResult> = state.into_iter().map(VariantState::finish).collect();
-    let checks = variants.iter().flat_map(|v| checks(v, pages)).collect();
+    let mut checks: Vec<Check> = variants.iter().flat_map(|v| checks(v, pages)).collect();
+    checks.extend(huge_checks);
     Ok(Outcome::Done {
         results: Results::Tail(TailResults {
             region_bytes: Some(len as u64),
@@ -100,6 +106,8 @@ struct VariantState {
     skipped: Option<String>,
     recorder: Recorder,
     reps: Vec<TailRepetition>,
+    /// Each repetition's `AnonHugePages` of the region, in KiB.
+    huge_kib: Vec<Option<u64>>,
 }
 
 impl VariantState {
@@ -109,7 +117,28 @@ impl VariantState {
             skipped: None,
             recorder: Recorder::new(),
             reps: Vec::new(),
+            huge_kib: Vec::new(),
         }
+    }
+
+    /// The premise under every variant: 4 KiB pages only (one fault per
+    /// page as written), even where THP is `always` and the variant fills
+    /// the mapping inside `mmap`.
+    fn no_huge_pages(&self) -> Option<Check> {
+        if self.huge_kib.is_empty() {
+            return None;
+        }
+        let seen: Vec<String> = self
+            .huge_kib
+            .iter()
+            .map(|k| k.map_or("unreadable".into(), |k| format!("{k} kB")))
+            .collect();
+        Some(Check::new(
+            format!("{}: AnonHugePages == 0", self.variant.name()),
+            self.huge_kib.iter().all(|k| *k == Some(0)),
+            "0 kB",
+            seen.join(", "),
+        ))
     }
 
     fn finish(self) -> TailVariantResult {
@@ -146,7 +175,7 @@ fn repetition(
     len: usize,
     page: usize,
     times: &mut Timings,
-) -> Result<(TailRepetition, Recorder), Unavailable> {
+) -> Result<(TailRepetition, Recorder, Option<u64>), Unavailable> {
     let start = Instant::now();
     let locked = variant == TailVariant::Mlockall;
     if locked {
@@ -160,7 +189,13 @@ fn repetition(
     } else {
         0
     };
-    let region = SmallPages::map(len, populate).map_err(|e| {
+    // Under `mlockall(MCL_FUTURE)` the `mmap` itself fills the mapping.
+    let map = if locked {
+        SmallPages::map_populated
+    } else {
+        SmallPages::map
+    };
+    let region = map(len, populate).map_err(|e| {
         if locked {
             unsafe { libc::munlockall() };
         }
@@ -177,6 +212,7 @@ fn repetition(
     let before = Faults::of_this_thread();
     black_box(hot_loop(region.ptr, &mut times.0));
     let faults = Faults::of_this_thread() - before;
+    let huge_kib = region.anon_huge_kib();
     drop(region);
     if locked {
         // SAFETY: undoes the mlockall above.
@@ -195,7 +231,7 @@ fn repetition(
         p999_ns: rec.quantile_ns(0.999),
         max_ns: rec.latency(false).and_then(|l| l.max_ns).unwrap_or(0.0),
     };
-    Ok((rep, rec))
+    Ok((rep, rec, huge_kib))
 }
 
 /// Why `mlockall` was refused, with the limit that usually explains it.
@@ -294,7 +330,8 @@ mod tests {
         let len = iterations * BYTES_PER_ITERATION;
         let pages = (len / 4096) as u64;
         let mut times = Timings::new(iterations).unwrap();
-        let Ok((written, rec)) = repetition(TailVariant::AsWritten, len, 4096, &mut times) else {
+        let Ok((written, rec, huge)) = repetition(TailVariant::AsWritten, len, 4096, &mut times)
+        else {
             panic!("as-written cannot be unavailable")
         };
         assert!(
@@ -303,10 +340,13 @@ mod tests {
             written.hot_minor_faults
         );
         assert_eq!(rec.len(), iterations as u64);
-        let Ok((populated, _)) = repetition(TailVariant::Populate, len, 4096, &mut times) else {
+        assert_eq!(huge, Some(0));
+        let Ok((populated, _, huge)) = repetition(TailVariant::Populate, len, 4096, &mut times)
+        else {
             panic!("populate cannot be unavailable")
         };
         assert!(populated.hot_minor_faults <= SLACK);
+        assert_eq!(huge, Some(0));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use pagewalk_model::{HugetlbPool, MachineContext, MemoryInfo, ThpSettings};
+use pagewalk_model::{HugetlbPool, MachineContext, MemoryInfo, MthpSize, ThpSettings};
 
 use crate::procfs;
 
@@ -59,7 +59,39 @@ pub fn thp_settings() -> ThpSettings {
         enabled: knob("enabled"),
         defrag: knob("defrag"),
         khugepaged_defrag: knob("khugepaged/defrag"),
+        max_ptes_none: read_trimmed(format!("{THP_DIR}/khugepaged/max_ptes_none"))
+            .and_then(|s| s.parse().ok()),
+        shrink_underused: knob("shrink_underused"),
+        sizes: thp_sizes(),
     }
+}
+
+/// Multi-size THP's anonymous sizes, smallest first; `None` where the
+/// kernel has none (before 6.8). A size without an `enabled` file serves
+/// only the page cache and is left out.
+fn thp_sizes() -> Option<Vec<MthpSize>> {
+    let dir = fs::read_dir(THP_DIR).ok()?;
+    let mut sizes: Vec<MthpSize> = dir
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let kib = name
+                .strip_prefix("hugepages-")?
+                .strip_suffix("kB")?
+                .parse()
+                .ok()?;
+            let path = entry.path();
+            let stat = |f: &str| read_trimmed(path.join("stats").join(f))?.parse().ok();
+            Some(MthpSize {
+                kib,
+                enabled: read_trimmed(path.join("enabled")).and_then(|s| selected(&s))?,
+                anon_fault_alloc: stat("anon_fault_alloc"),
+                anon_fault_fallback: stat("anon_fault_fallback"),
+            })
+        })
+        .collect();
+    sizes.sort_by_key(|s| s.kib);
+    (!sizes.is_empty()).then_some(sizes)
 }
 
 /// The selected word of a sysfs choice file: `always [madvise] never` ->

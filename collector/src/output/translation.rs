@@ -196,7 +196,7 @@ pub fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
         let _ = writeln!(
             out,
             "  free 2 MiB+ blocks before: {}",
-            m.free_blocks_at_least(9)
+            m.blocks_available(9)
         );
     }
     if let Some(h) = &t.hugetlb {

@@ -60,7 +60,8 @@ pub struct Before {
     pub swap_free_kib: Option<u64>,
     /// Free 4 KiB blocks (order 0).
     pub free_order0: u64,
-    /// Free blocks of 2 MiB or more (order 9 and up).
+    /// Free 2 MiB blocks the free lists could supply: every free block of
+    /// order 9 and up, an order-10 block counted as two.
     pub free_huge_blocks: u64,
 }
 
@@ -261,7 +262,7 @@ pub fn view(run: &RunFile) -> Option<FirstTouch> {
         mem_available_kib: b.mem_available_kib,
         swap_free_kib: b.swap_free_kib,
         free_order0: b.free_blocks_of(0),
-        free_huge_blocks: b.free_blocks_at_least(9),
+        free_huge_blocks: b.blocks_available(9),
     });
     Some(FirstTouch {
         skipped: None,

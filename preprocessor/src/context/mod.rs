@@ -190,6 +190,22 @@ pub struct Machine {
     pub pmu: bool,
     /// `MemTotal`, in MiB.
     pub mem_total_mib: u64,
+    /// Multi-size THP (Linux 6.8+): the anonymous sizes not set to `never`,
+    /// smallest first (empty when all are); null where the run read none.
+    pub mthp_on: Option<Vec<MthpOn>>,
+    /// How many multi-size THP sizes the kernel offers; null before 6.8.
+    pub mthp_sizes: Option<usize>,
+    /// `khugepaged/max_ptes_none` (511 by default).
+    pub max_ptes_none: Option<u64>,
+}
+
+/// A multi-size THP size in use.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct MthpOn {
+    /// The size, as the book writes sizes (`64 KiB`).
+    pub size: String,
+    /// Its `enabled` setting (`always`, `inherit`, `madvise`).
+    pub enabled: String,
 }
 
 /// Published sources and the context key each is filed under.
@@ -289,5 +305,17 @@ fn machine(m: &MachineContext) -> Machine {
         thp_defrag: m.thp.defrag.clone(),
         pmu: m.pmu.hardware_counters,
         mem_total_mib: m.memory.mem_total_kib / 1024,
+        mthp_on: m.thp.sizes.as_ref().map(|sizes| {
+            sizes
+                .iter()
+                .filter(|s| s.enabled != "never")
+                .map(|s| MthpOn {
+                    size: translation::size(s.kib.saturating_mul(1024)),
+                    enabled: s.enabled.clone(),
+                })
+                .collect()
+        }),
+        mthp_sizes: m.thp.sizes.as_ref().map(Vec::len),
+        max_ptes_none: m.thp.max_ptes_none,
     }
 }

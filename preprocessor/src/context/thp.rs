@@ -97,7 +97,8 @@ pub struct ThpBefore {
     pub mem_available_mib: Option<u64>,
     /// Free 4 KiB blocks.
     pub free_order0: Option<u64>,
-    /// Free blocks of 2 MiB or more.
+    /// Free 2 MiB blocks the free lists could supply (an order-10 block
+    /// counted as two).
     pub free_huge_blocks: Option<u64>,
 }
 
@@ -182,7 +183,7 @@ pub fn view(run: &RunFile) -> Option<Thp> {
         before: ThpBefore {
             mem_available_mib: before.map(|b| b.mem_available_kib / 1024),
             free_order0: before.map(|b| b.free_blocks_of(0)),
-            free_huge_blocks: before.map(|b| b.free_blocks_at_least(9)),
+            free_huge_blocks: before.map(|b| b.blocks_available(9)),
         },
         hugetlb: Hugetlb {
             page: h.map(|h| size(h.page_bytes)),

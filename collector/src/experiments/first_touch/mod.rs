@@ -189,6 +189,9 @@ mod tests {
             enabled: enabled.map(Into::into),
             defrag: None,
             khugepaged_defrag: None,
+            max_ptes_none: None,
+            shrink_underused: None,
+            sizes: None,
         }
     }
 

@@ -172,6 +172,9 @@ mod tests {
             enabled: e.map(Into::into),
             defrag: None,
             khugepaged_defrag: None,
+            max_ptes_none: None,
+            shrink_underused: None,
+            sizes: None,
         };
         assert!(unavailable(Regime::Huge, &thp(Some("never"))).is_some());
         assert!(unavailable(Regime::Huge, &thp(None)).is_some());
