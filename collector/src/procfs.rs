@@ -110,6 +110,30 @@ pub fn read_smaps_at(addr: usize) -> io::Result<Option<BTreeMap<String, u64>>> {
     ))
 }
 
+/// One row of `/proc/interrupts` (`label` is `LOC:`, `TLB:`...), by CPU
+/// number; `None` when the row is missing or malformed. The header names
+/// the columns (`CPU0 CPU2 ...`: an offline CPU has none).
+pub fn parse_interrupt_row(text: &str, label: &str) -> Option<BTreeMap<u32, u64>> {
+    let mut lines = text.lines();
+    let cpus: Vec<u32> = lines
+        .next()?
+        .split_whitespace()
+        .map(|c| c.strip_prefix("CPU")?.parse().ok())
+        .collect::<Option<_>>()?;
+    let row = lines.find_map(|l| l.trim_start().strip_prefix(label))?;
+    let counts: Vec<u64> = row
+        .split_whitespace()
+        .take(cpus.len())
+        .map(|n| n.parse().ok())
+        .collect::<Option<_>>()?;
+    (counts.len() == cpus.len()).then(|| cpus.into_iter().zip(counts).collect())
+}
+
+/// The "TLB shootdowns" row (x86): interrupts since boot, by CPU.
+pub fn read_tlb_shootdowns() -> Option<BTreeMap<u32, u64>> {
+    parse_interrupt_row(&std::fs::read_to_string("/proc/interrupts").ok()?, "TLB:")
+}
+
 /// Free memory and fragmentation right now: what decides whether the kernel
 /// can hand out 2 MiB pages at all.
 pub fn memory_snapshot() -> Result<MemorySnapshot, String> {
@@ -152,6 +176,19 @@ mod tests {
         assert_eq!(m["MemTotal"], 24_683_652);
         assert_eq!(m["MemAvailable"], 24_313_232);
         assert_eq!(m["HugePages_Total"], 0);
+    }
+
+    #[test]
+    fn the_tlb_row_by_cpu_number() {
+        let text = "           CPU0       CPU2       \n  0:         10          0   IO-APIC   2-edge      timer\nTLB:    1271096    1252683   TLB shootdowns\n";
+        let row = parse_interrupt_row(text, "TLB:").unwrap();
+        assert_eq!(row.get(&0), Some(&1271096));
+        assert_eq!(row.get(&2), Some(&1252683));
+        assert_eq!(row.get(&1), None);
+        assert_eq!(
+            parse_interrupt_row("           CPU0\n  0: 1 timer\n", "TLB:"),
+            None
+        );
     }
 
     #[test]

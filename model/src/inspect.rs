@@ -37,6 +37,11 @@ pub struct InspectResults {
     /// each CPU the process was seen on, by CPU number.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub timer_irq_per_s: BTreeMap<u32, f64>,
+    /// TLB shootdown interrupts (`TLB` in `/proc/interrupts`) per second
+    /// on each CPU the process was seen on: what other threads' unmapping
+    /// cost these CPUs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tlb_shootdowns_per_s: BTreeMap<u32, f64>,
     /// Resident KiB per NUMA node at the end (`/proc/PID/numa_maps`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kib_per_node: BTreeMap<u32, u64>,
@@ -111,11 +116,12 @@ pub enum Symptom {
     WideSpread,
     TlbReach,
     HugePagesDenied,
+    Shootdowns,
     RemoteNuma,
 }
 
 impl Symptom {
-    pub const ALL: [Symptom; 8] = [
+    pub const ALL: [Symptom; 9] = [
         Symptom::FirstTouchFaults,
         Symptom::PeriodicSpike,
         Symptom::Preemption,
@@ -123,6 +129,7 @@ impl Symptom {
         Symptom::WideSpread,
         Symptom::TlbReach,
         Symptom::HugePagesDenied,
+        Symptom::Shootdowns,
         Symptom::RemoteNuma,
     ];
 
@@ -130,12 +137,13 @@ impl Symptom {
     pub fn label(self) -> &'static str {
         match self {
             Symptom::FirstTouchFaults => "minor faults on fresh memory",
-            Symptom::PeriodicSpike => "once-a-second tick or RT throttling",
+            Symptom::PeriodicSpike => "RT throttling or the fair server",
             Symptom::Preemption => "preemption (waiting for a CPU)",
             Symptom::RareStall => "major faults or direct compaction",
             Symptom::WideSpread => "frequency scaling or core types",
             Symptom::TlbReach => "working set beyond TLB reach",
             Symptom::HugePagesDenied => "huge pages not granted",
+            Symptom::Shootdowns => "TLB shootdowns from other threads",
             Symptom::RemoteNuma => "memory on a remote NUMA node",
         }
     }
@@ -150,6 +158,7 @@ impl Symptom {
             Symptom::WideSpread => "noise.md",
             Symptom::TlbReach => "staircases.md",
             Symptom::HugePagesDenied => "huge-pages.md#why-you-cannot-count-on-thp",
+            Symptom::Shootdowns => "shootdowns.md",
             Symptom::RemoteNuma => "numa.md",
         }
     }

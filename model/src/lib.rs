@@ -32,6 +32,7 @@ pub mod noise;
 pub mod numa;
 mod rules;
 pub mod run;
+pub mod shootdown;
 pub mod sort;
 pub mod stats;
 pub mod syscall;
@@ -55,6 +56,7 @@ pub use noise::{
     Comparison, ComparisonKind, Condition, Frequency, NoiseBatch, NoiseResults, SchedLevers,
 };
 pub use numa::{NumaNode, NumaResults, Placement, PlacementResult};
+pub use shootdown::{ShootdownCell, ShootdownOp, ShootdownResults, Sibling};
 pub use syscall::{Mitigation, SyscallOp, SyscallOpResult, SyscallResults};
 pub use tail::{TailRepetition, TailResults, TailVariant, TailVariantResult};
 pub use translation::*;
@@ -72,4 +74,7 @@ pub use translation::*;
 ///   what it completed); older readers would refuse that status.
 ///   Also the `inspect` kind (`collector inspect PID`), which older readers
 ///   would refuse as an unknown variant.
-pub const SCHEMA_VERSION: u32 = 3;
+/// - 4: the `shootdown` kind, which older readers would refuse as an
+///   unknown variant. (The machine's multi-size THP sizes came with it;
+///   older readers may ignore them.) Version 3 files still read.
+pub const SCHEMA_VERSION: u32 = 4;

@@ -196,6 +196,9 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
     if version < 3 {
         upgrade_from_v2(&mut run);
     }
+    if version < 4 {
+        upgrade_from_v3(&mut run);
+    }
     validate(&run).map_err(|(field, msg)| err(Some(field), msg))?;
     Ok(run)
 }
@@ -243,6 +246,7 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             Results::Staircase(s) => rules::curves(&s.curves),
             Results::TlbReach(t) => rules::curves(&t.curves),
             Results::Thp(t) => rules::thp(t),
+            Results::Shootdown(s) => rules::shootdown(s),
             Results::Alloc(_) | Results::Syscall(_) | Results::Noise(_) => Ok(()),
         };
         checked.map_err(|(f, m)| (field(&f), m))?;
@@ -260,6 +264,34 @@ fn upgrade_from_v2(run: &mut RunFile) {
                 c.finding = true;
             }
         }
+    }
+}
+
+/// Inspections before version 4 had no shootdown row: their verdict for
+/// it is "cannot tell", with the reason, in the table's place.
+fn upgrade_from_v3(run: &mut RunFile) {
+    use crate::inspect::{Presence, Symptom, SymptomVerdict};
+    for e in &mut run.experiments {
+        let Some(crate::Results::Inspect(r)) = e.results.as_mut() else {
+            continue;
+        };
+        if r.verdicts.iter().any(|v| v.symptom == Symptom::Shootdowns) {
+            continue;
+        }
+        let at = r
+            .verdicts
+            .iter()
+            .position(|v| v.symptom > Symptom::Shootdowns)
+            .unwrap_or(r.verdicts.len());
+        r.verdicts.insert(
+            at,
+            SymptomVerdict {
+                symptom: Symptom::Shootdowns,
+                verdict: Presence::CannotTell,
+                reason: "recorded before pagewalk counted TLB shootdowns (schema 3)".into(),
+                evidence: Vec::new(),
+            },
+        );
     }
 }
 

@@ -7,7 +7,7 @@
 //! `pages: 1e15` for a 1 GiB region would be shown as measured.
 
 use crate::translation::{ChasePoint, Curve, ThpResults};
-use crate::{FirstTouchResults, NumaResults, TailResults};
+use crate::{FirstTouchResults, NumaResults, ShootdownResults, TailResults};
 
 type Checked = Result<(), (String, String)>;
 
@@ -60,6 +60,37 @@ pub(crate) fn tail(t: &TailResults) -> Checked {
                 &format!("variants[{v}].repetitions"),
                 variant.repetitions.len() as u64,
                 u64::from(reps),
+                "the repetitions",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Interrupts a cell counted cannot outnumber what its calls could cause:
+/// a handful per call (the flush, a retry), not thousands.
+pub(crate) fn shootdown(s: &ShootdownResults) -> Checked {
+    const PER_CALL: u64 = 16;
+    let calls = s.calls.saturating_mul(u64::from(s.repetitions));
+    for (i, c) in s.cells.iter().enumerate() {
+        for (name, n) in [
+            ("remote_shootdowns", c.remote_shootdowns),
+            ("local_shootdowns", c.local_shootdowns),
+        ] {
+            if let Some(n) = n {
+                at_most(
+                    &format!("cells[{i}].{name}"),
+                    n,
+                    calls.saturating_mul(PER_CALL),
+                    "the calls timed",
+                )?;
+            }
+        }
+        if let Some(m) = &c.median_ns {
+            at_most(
+                &format!("cells[{i}].median_ns.n"),
+                m.n as u64,
+                u64::from(s.repetitions),
                 "the repetitions",
             )?;
         }

@@ -11,6 +11,7 @@ use crate::inspect::InspectResults;
 use crate::machine::MachineContext;
 use crate::noise::NoiseResults;
 use crate::numa::NumaResults;
+use crate::shootdown::ShootdownResults;
 use crate::syscall::SyscallResults;
 use crate::tail::TailResults;
 use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
@@ -158,6 +159,8 @@ experiment_kinds! {
     Alloc(AllocResults) = "alloc", alloc;
     /// The syscall floor.
     Syscall(SyscallResults) = "syscall", syscall;
+    /// munmap, mprotect and MADV_DONTNEED with another thread running elsewhere.
+    Shootdown(ShootdownResults) = "shootdown", shootdown;
     /// Run-to-run noise and the scheduling levers in force.
     Noise(NoiseResults) = "noise", noise;
     /// NUMA first-touch placement (the topology also when skipped).
@@ -219,7 +222,12 @@ impl Kind {
         match self {
             Kind::FirstTouch => Group::MemoryOnDemand,
             Kind::Staircase | Kind::TlbReach | Kind::Thp => Group::Translation,
-            Kind::Tail | Kind::Alloc | Kind::Syscall | Kind::Noise | Kind::Numa => Group::HotPath,
+            Kind::Tail
+            | Kind::Alloc
+            | Kind::Syscall
+            | Kind::Shootdown
+            | Kind::Noise
+            | Kind::Numa => Group::HotPath,
             Kind::Inspect => Group::Inspection,
         }
     }

@@ -81,3 +81,29 @@ fn one_symptom_per_row_of_the_book_table() {
     let ours: Vec<&str> = Symptom::ALL.iter().map(|s| s.chapter()).collect();
     assert_eq!(links, ours);
 }
+
+/// A schema 3 inspection, from before the shootdown row, still reads: the
+/// row it lacks is "cannot tell", in its place. A schema 4 file must have it.
+#[test]
+fn an_inspection_from_before_the_shootdown_row_still_reads() {
+    let mut v = fixture();
+    v["schema_version"] = 3.into();
+    let verdicts = v["experiments"][0]["results"]["inspect"]["verdicts"]
+        .as_array_mut()
+        .unwrap();
+    verdicts.retain(|x| x["symptom"] != "shootdowns");
+    assert_eq!(verdicts.len(), Symptom::ALL.len() - 1);
+    let run = parse_run("old.json", &v.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let r = run.inspect().unwrap();
+    let symptoms: Vec<Symptom> = r.verdicts.iter().map(|x| x.symptom).collect();
+    assert_eq!(symptoms, Symptom::ALL);
+    let added = r.verdict(Symptom::Shootdowns).unwrap();
+    assert_eq!(added.verdict, Presence::CannotTell);
+    assert!(added.reason.contains("schema 3"), "{}", added.reason);
+
+    v["schema_version"] = 4.into();
+    assert_eq!(
+        field_of_error(&v),
+        "experiments[0].results.inspect.verdicts"
+    );
+}

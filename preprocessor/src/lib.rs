@@ -15,6 +15,7 @@ pub mod lab;
 pub mod search;
 pub mod source;
 pub mod tables;
+pub mod whose;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -120,6 +121,7 @@ impl Renderer {
         lab::register(&mut hb, data.clone());
         drill::register(&mut hb);
         diagram::register(&mut hb);
+        whose::register(&mut hb);
         Renderer {
             hb,
             context: context::build(&data),

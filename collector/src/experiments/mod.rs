@@ -6,6 +6,7 @@ pub mod alloc;
 mod first_touch;
 mod noise;
 mod numa;
+mod shootdown;
 pub mod syscall;
 mod tail;
 pub(crate) mod translation;
@@ -82,6 +83,11 @@ impl Experiment {
                 kind,
                 description: "the syscall floor: clock_gettime (vDSO), getpid, open + close, getpid under strace, a thread wake-up",
                 run: syscall::run,
+            }),
+            Kind::Shootdown => Some(Experiment {
+                kind,
+                description: "TLB shootdowns: munmap, mprotect and MADV_DONTNEED of 16 written pages with no other thread, one asleep and one running on another CPU, the other CPU's interrupts counted",
+                run: shootdown::run,
             }),
             Kind::Noise => Some(Experiment {
                 kind,

@@ -192,6 +192,7 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
     let vmstat0 = procfs::read_vmstat();
     let pressure0 = system::read_pressure();
     let timer0 = system::read_local_timer();
+    let tlb0 = procfs::read_tlb_shootdowns();
     let start_ticks = first.stat.start_ticks;
     let comm = first.stat.comm.clone();
     let policy = first.stat.policy;
@@ -265,12 +266,19 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
         tl.unreadable
             .insert("pressure".into(), "/proc/pressure: absent (no PSI)".into());
     }
-    let timer_irq_per_s = match (timer0, system::read_local_timer()) {
-        (Ok(a), Ok(b)) if elapsed > 0.0 => tl
-            .cpus_seen
+    // Interrupts per second on the CPUs the process was seen on.
+    let rates = |a: &BTreeMap<u32, u64>, b: &BTreeMap<u32, u64>| -> BTreeMap<u32, f64> {
+        tl.cpus_seen
             .iter()
             .filter_map(|c| Some((*c, b.get(c)?.saturating_sub(*a.get(c)?) as f64 / elapsed)))
-            .collect(),
+            .collect()
+    };
+    let tlb_shootdowns_per_s = match (tlb0, procfs::read_tlb_shootdowns()) {
+        (Some(a), Some(b)) if elapsed > 0.0 => rates(&a, &b),
+        _ => BTreeMap::new(),
+    };
+    let timer_irq_per_s = match (timer0, system::read_local_timer()) {
+        (Ok(a), Ok(b)) if elapsed > 0.0 => rates(&a, &b),
         (Err(e), _) | (_, Err(e)) => {
             tl.unreadable.insert("interrupts".into(), e);
             BTreeMap::new()
@@ -324,6 +332,7 @@ fn watch(pid: u32, first: sample::Raw, duration: Duration, interval: Duration) -
         vmstat_deltas,
         pressure_some_us,
         timer_irq_per_s,
+        tlb_shootdowns_per_s,
         kib_per_node,
         settings,
         unreadable: tl.unreadable,

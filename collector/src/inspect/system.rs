@@ -48,24 +48,10 @@ pub fn read_pressure() -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// The `LOC:` row of `/proc/interrupts`, by CPU number. The header names
-/// the columns (`CPU0 CPU1 ...`; an offline CPU has none).
+/// The `LOC:` row of `/proc/interrupts` (local timer interrupts), by CPU
+/// number.
 pub fn parse_local_timer(text: &str) -> Option<BTreeMap<u32, u64>> {
-    let mut lines = text.lines();
-    let cpus: Vec<u32> = lines
-        .next()?
-        .split_whitespace()
-        .map(|w| w.strip_prefix("CPU")?.parse().ok())
-        .collect::<Option<_>>()?;
-    let row = lines.find(|l| l.trim_start().starts_with("LOC:"))?;
-    let counts: Vec<u64> = row
-        .trim_start()
-        .strip_prefix("LOC:")?
-        .split_whitespace()
-        .take(cpus.len())
-        .map(|w| w.parse().ok())
-        .collect::<Option<_>>()?;
-    (counts.len() == cpus.len()).then(|| cpus.into_iter().zip(counts).collect())
+    crate::procfs::parse_interrupt_row(text, "LOC:")
 }
 
 pub fn read_local_timer() -> Result<BTreeMap<u32, u64>, String> {

@@ -7,8 +7,8 @@ use std::fmt::Write;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use pagewalk_model::{
-    AllocResults, ComparisonKind, CountMethod, Latency, NoiseResults, NumaResults, Stat, SyscallOp,
-    SyscallResults, TailResults, TailVariant,
+    AllocResults, ComparisonKind, CountMethod, Latency, NoiseResults, NumaResults,
+    ShootdownResults, Stat, SyscallOp, SyscallResults, TailResults, TailVariant,
 };
 
 use crate::guard::human;
@@ -137,6 +137,44 @@ fn method(m: CountMethod) -> &'static str {
         CountMethod::Faults => "from faults",
         CountMethod::Published => "published",
     }
+}
+
+pub fn shootdown(
+    out: &mut String,
+    name: &str,
+    took: &str,
+    s: &ShootdownResults,
+) -> std::fmt::Result {
+    writeln!(
+        out,
+        "{name}: ok{took}: ns per call on CPU {}, {} pages each; the other thread on CPU {}",
+        s.cpu, s.pages_per_call, s.remote_cpu
+    )?;
+    let mut tab = table(&[
+        "call",
+        "other thread",
+        "median",
+        "p99",
+        "interrupts per call",
+    ]);
+    let timed = (s.calls * u64::from(s.repetitions)).max(1) as f64;
+    for c in &s.cells {
+        let mut row = vec![c.op.label().to_string(), c.sibling.label().to_string()];
+        row.push(c.median_ns.map_or("-".into(), |m| ns(m.median)));
+        row.push(opt_ns(c.latency.as_ref().and_then(|l| l.p99_ns)));
+        row.push(
+            c.remote_shootdowns
+                .map_or("-".into(), |n| format!("{:.2}", n as f64 / timed)),
+        );
+        tab.add_row(row);
+    }
+    right_align(&mut tab, 2);
+    writeln!(out, "{tab}")?;
+    if let Some(pv) = s.pv_tlb_flush {
+        let says = if pv { "offers" } else { "does not offer" };
+        writeln!(out, "  KVM {says} paravirtual TLB flushes")?;
+    }
+    Ok(())
 }
 
 pub fn syscall(out: &mut String, name: &str, took: &str, s: &SyscallResults) -> std::fmt::Result {

@@ -161,6 +161,7 @@ fn measured(out: &mut String, name: &str, took: &str, r: &Results) {
         Results::Tail(t) => written(hot_path::tail(out, name, took, t)),
         Results::Alloc(a) => written(hot_path::alloc(out, name, took, a)),
         Results::Syscall(s) => written(hot_path::syscall(out, name, took, s)),
+        Results::Shootdown(s) => written(hot_path::shootdown(out, name, took, s)),
         Results::Noise(n) => written(hot_path::noise(out, name, took, n)),
         Results::Numa(n) => written(hot_path::numa(out, name, took, n)),
         Results::Staircase(s) => translation::staircase(out, name, took, s),

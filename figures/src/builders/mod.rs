@@ -19,6 +19,7 @@ mod inspect;
 pub mod lab;
 mod noise;
 mod points;
+mod shootdown;
 mod syscall;
 mod tail;
 mod translation;
@@ -30,6 +31,7 @@ pub use inspect::{
     inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,
 };
 pub use noise::noise_spread;
+pub use shootdown::shootdown;
 pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
 pub use translation::{size_label, staircase, thp, tlb_reach};
@@ -44,6 +46,7 @@ pub const CHART_NAMES: &[&str] = &[
     "tail-percentiles",
     "alloc-latency",
     "syscall-floor",
+    shootdown::NAME,
     "noise-spread",
     "staircase",
     "tlb-reach",
@@ -67,6 +70,7 @@ pub fn charts_of(kind: Kind) -> &'static [&'static str] {
         Kind::Tail => &["tail-histogram", "tail-percentiles"],
         Kind::Alloc => &["alloc-latency"],
         Kind::Syscall => &["syscall-floor"],
+        Kind::Shootdown => &[shootdown::NAME],
         Kind::Noise => &["noise-spread"],
         Kind::Staircase => &["staircase"],
         Kind::TlbReach => &["tlb-reach"],
@@ -143,6 +147,7 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             run()?,
             reference_for(references, pagewalk_model::syscall::EXPERIMENT),
         )),
+        shootdown::NAME => Ok(shootdown(run()?)),
         "noise-spread" => Ok(noise_spread(
             run()?,
             reference_for(references, pagewalk_model::noise::EXPERIMENT),

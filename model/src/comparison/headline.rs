@@ -110,6 +110,16 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     add.latency(o.op.name(), o.op.label(), &cond, o.latency.as_ref());
                 }
             }
+            Results::Shootdown(r) => {
+                let cond = format!("{} pages per call", r.pages_per_call);
+                for c in r.cells.iter().filter(|c| c.skipped.is_none()) {
+                    if let Some(s) = &c.median_ns {
+                        let name = format!("{} {}", c.op.name(), c.sibling.name());
+                        let label = format!("{}, {}", c.op.label(), c.sibling.label());
+                        add.summary(name, Some(label), "ns per call", &cond, s);
+                    }
+                }
+            }
             Results::Noise(r) => {
                 let cond = r
                     .rounds

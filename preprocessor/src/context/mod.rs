@@ -16,6 +16,7 @@ mod latency;
 mod noise;
 mod numa;
 mod rows;
+mod shootdown;
 mod staircase;
 mod syscall;
 mod tail;
@@ -67,6 +68,8 @@ pub struct Whose {
     pub alloc: Option<RunInfo>,
     /// The run behind `syscall`.
     pub syscall: Option<RunInfo>,
+    /// The run behind `sd`.
+    pub sd: Option<RunInfo>,
     /// The run behind `noise`.
     pub noise: Option<RunInfo>,
     /// The run behind `numa`.
@@ -96,6 +99,7 @@ impl Whose {
                 Kind::Tail => w.tail = info,
                 Kind::Alloc => w.alloc = info,
                 Kind::Syscall => w.syscall = info,
+                Kind::Shootdown => w.sd = info,
                 Kind::Noise => w.noise = info,
                 Kind::Numa => w.numa = info,
                 Kind::Inspect => {}
@@ -124,6 +128,8 @@ pub struct Views {
     pub alloc: Option<alloc::Alloc>,
     /// Experiment `syscall`: the syscall floor and the vDSO.
     pub syscall: Option<syscall::Syscall>,
+    /// Experiment `shootdown`: munmap, mprotect and MADV_DONTNEED with another thread running, asleep, or none.
+    pub sd: Option<shootdown::Shootdown>,
     /// Experiment `noise`: run-to-run noise, A against A, and the scheduling levers.
     pub noise: Option<noise::Noise>,
     /// Experiment `numa`: where one thread's first touch puts the pages.
@@ -143,6 +149,7 @@ impl Views {
             Kind::Tail => self.tail = tail::view(file),
             Kind::Alloc => self.alloc = alloc::view(file),
             Kind::Syscall => self.syscall = syscall::view(file),
+            Kind::Shootdown => self.sd = shootdown::view(file),
             Kind::Noise => self.noise = noise::view(file),
             Kind::Numa => self.numa = numa::view(file),
             // An inspection is a file of its own, not part of the shown

@@ -17,7 +17,7 @@ struct FlowBox {
     lines: &'static [&'static str],
 }
 
-const MALLOC_BOXES: [FlowBox; 7] = [
+const MALLOC_BOXES: [FlowBox; 8] = [
     FlowBox {
         x: 10,
         y: 10,
@@ -44,18 +44,6 @@ const MALLOC_BOXES: [FlowBox; 7] = [
         y: 126,
         w: 250,
         h: 44,
-        series: 5,
-        dashed: true,
-        lines: &[
-            "n at or above M_MMAP_THRESHOLD?",
-            "(128 KiB at start; it moves)",
-        ],
-    },
-    FlowBox {
-        x: 10,
-        y: 194,
-        w: 250,
-        h: 44,
         series: 2,
         dashed: false,
         lines: &[
@@ -65,19 +53,37 @@ const MALLOC_BOXES: [FlowBox; 7] = [
     },
     FlowBox {
         x: 10,
-        y: 262,
+        y: 194,
         w: 250,
         h: 44,
         series: 3,
         dashed: false,
+        lines: &["3. top of the heap: big enough?", "Cut a chunk from it."],
+    },
+    FlowBox {
+        x: 10,
+        y: 262,
+        w: 250,
+        h: 44,
+        series: 5,
+        dashed: true,
         lines: &[
-            "3. top of the heap: cut a chunk;",
-            "brk grows it, new pages fault",
+            "n at or above M_MMAP_THRESHOLD?",
+            "(128 KiB at start; it moves)",
         ],
     },
     FlowBox {
+        x: 10,
+        y: 330,
+        w: 250,
+        h: 28,
+        series: 3,
+        dashed: false,
+        lines: &["brk grows the top; new pages fault"],
+    },
+    FlowBox {
         x: 290,
-        y: 118,
+        y: 254,
         w: 120,
         h: 60,
         series: 4,
@@ -86,7 +92,7 @@ const MALLOC_BOXES: [FlowBox; 7] = [
     },
     FlowBox {
         x: 290,
-        y: 200,
+        y: 126,
         w: 120,
         h: 106,
         series: 4,
@@ -104,10 +110,12 @@ const MALLOC_BOXES: [FlowBox; 7] = [
 
 /// glibc's `malloc` as the allocator chapter tells it: four paths tried
 /// cheapest first, and the threshold that moves when mmap'd blocks are
-/// freed.
+/// freed. The threshold is asked last: `_int_malloc` tries the bins and
+/// the top of the heap first, and only `sysmalloc`, called when neither
+/// can serve the request, maps a block of its own (glibc 2.26 to 2.42).
 pub(super) fn draw() -> String {
     let mut svg = String::from(
-        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 316\" role=\"img\" aria-labelledby=\"pw-malloc-text\">",
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 368\" role=\"img\" aria-labelledby=\"pw-malloc-text\">",
     );
     for b in &MALLOC_BOXES {
         let dash = if b.dashed {
@@ -132,13 +140,14 @@ pub(super) fn draw() -> String {
     }
     // Arrows: down the main path, across to mmap, and the feedback from
     // the note back to the question.
-    let arrows: [(u32, u32, u32, u32, &str); 6] = [
+    let arrows: [(u32, u32, u32, u32, &str); 7] = [
         (135, 38, 135, 57, ""),
         (135, 102, 135, 125, "empty or too big"),
-        (135, 170, 135, 193, "no"),
-        (135, 238, 135, 261, "no fit"),
-        (260, 148, 289, 148, "yes"),
-        (350, 178, 350, 199, ""),
+        (135, 170, 135, 193, "no fit"),
+        (135, 238, 135, 261, "too small"),
+        (260, 284, 289, 284, "yes"),
+        (135, 306, 135, 329, "no"),
+        (350, 253, 350, 233, ""),
     ];
     for (x1, y1, x2, y2, label) in arrows {
         let _ = write!(
@@ -162,9 +171,10 @@ pub(super) fn draw() -> String {
     format!(
         "<figure class=\"pw-diagram\" id=\"diagram-malloc-flow\">{svg}\
          <figcaption><p id=\"pw-malloc-text\">How glibc serves malloc(n), cheapest first: \
-         the thread's tcache for small sizes; at or above the mmap threshold, a mapping of \
-         its own whose free is a munmap; otherwise the arena's bins, then the top of the \
-         heap. Freeing an mmap'd block raises the threshold to that block's size, up to \
-         32 MiB, so the same request may next come from the heap.</p></figcaption></figure>\n"
+         the thread's tcache for small sizes, then the arena's bins, then the top of the \
+         heap. Only when none of them can serve it is the mmap threshold asked: at or \
+         above it, a mapping of its own whose free is a munmap; below it, the heap grows. \
+         Freeing an mmap'd block raises the threshold to that block's size, up to 32 MiB, \
+         so the same request may next come from the heap.</p></figcaption></figure>\n"
     )
 }

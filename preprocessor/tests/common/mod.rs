@@ -1,7 +1,7 @@
 //! What the tests that build the book from a run share: a data folder
 //! around one run file, and the chapters as the preprocessor sees them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
@@ -42,4 +42,22 @@ pub fn chapters() -> Vec<(String, String)> {
         out.push((name, template));
     }
     out
+}
+
+/// The recorded matrix and the committed example run (a full run, from
+/// another machine: it reaches the TLB sizes the quick runs do not).
+#[allow(dead_code)] // Not every test that shares this runs the matrix.
+pub fn fixtures() -> Vec<PathBuf> {
+    let json_in = |dir: PathBuf| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect::<Vec<_>>()
+    };
+    let mut files = json_in(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/matrix"));
+    files.sort();
+    files.extend(json_in(Path::new(ROOT).join("data/example")));
+    assert!(files.len() >= 3, "the matrix has only {} runs", files.len());
+    files
 }

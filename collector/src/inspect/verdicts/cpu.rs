@@ -1,5 +1,5 @@
-//! What takes the CPU away or changes its speed: the once-a-second tick or
-//! RT throttling, waiting for a CPU, and frequency scaling or core types.
+//! What takes the CPU away or changes its speed: RT throttling (or, from
+//! 6.12, the fair server), waiting for a CPU, and frequency scaling or core types.
 
 use std::collections::BTreeSet;
 
@@ -49,11 +49,15 @@ pub(super) fn periodic_spike(r: &InspectResults, w: &Window, extra: &Extra) -> S
         .map(|c| c as u32)
         .collect();
     let on_nohz: Vec<_> = extra.cpus_seen.intersection(&nohz).collect();
+    // Since 4.17 a busy nohz_full CPU keeps no once-a-second tick of its
+    // own: that residual scheduler work runs on a housekeeping CPU
+    // (sched_tick_remote), whatever Documentation/timers/no_hz.rst says.
     if !on_nohz.is_empty() && share >= NEVER_SLEEPS_CPU_SHARE {
         let reason = format!(
-            "busy on nohz_full CPU(s) {on_nohz:?}: the tick there drops to the once-a-second residual"
+            "busy on nohz_full CPU(s) {on_nohz:?}: no once-a-second tick there since Linux 4.17 \
+             (it runs on a housekeeping CPU); a one-second rhythm there is a timer or another task"
         );
-        return verdict(s, Presence::Present, reason, evidence);
+        return verdict(s, Presence::Absent, reason, evidence);
     }
     if r.timer_irq_per_s.is_empty() && share >= NEVER_SLEEPS_CPU_SHARE {
         let why = r.unreadable.get("interrupts").cloned().unwrap_or_default();

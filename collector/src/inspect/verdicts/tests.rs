@@ -35,6 +35,7 @@ fn results(busy: bool) -> InspectResults {
         vmstat_deltas: BTreeMap::from([("compact_stall".into(), 0)]),
         pressure_some_us: BTreeMap::new(),
         timer_irq_per_s: BTreeMap::from([(1, 250.0)]),
+        tlb_shootdowns_per_s: BTreeMap::new(),
         kib_per_node: BTreeMap::new(),
         settings: SettingsInForce {
             thp_enabled: Some("madvise".into()),
@@ -86,10 +87,15 @@ fn a_spinning_fifo_thread_under_rt_throttling() {
 }
 
 #[test]
-fn busy_alone_on_a_nohz_full_cpu_keeps_the_residual_tick() {
+fn busy_alone_on_a_nohz_full_cpu_has_no_residual_tick() {
     let mut r = results(true);
     r.settings.nohz_full = Some("1".into());
-    assert_eq!(of(&r, &extra(), Symptom::PeriodicSpike), Presence::Present);
+    let v = decide(&r, &extra())
+        .into_iter()
+        .find(|v| v.symptom == Symptom::PeriodicSpike)
+        .unwrap();
+    assert_eq!(v.verdict, Presence::Absent);
+    assert!(v.reason.contains("since Linux 4.17"), "{}", v.reason);
     r.settings.nohz_full = Some("0".into());
     assert_eq!(of(&r, &extra(), Symptom::PeriodicSpike), Presence::Absent);
 }
@@ -171,4 +177,19 @@ fn unreadable_counters_cannot_tell() {
     assert!(decide(&r, &e)
         .iter()
         .all(|v| v.verdict == Presence::CannotTell));
+}
+
+#[test]
+fn shootdowns_on_the_process_cpus() {
+    let mut r = results(true);
+    assert_eq!(of(&r, &extra(), Symptom::Shootdowns), Presence::CannotTell);
+    r.tlb_shootdowns_per_s = BTreeMap::from([(0, 12.0), (1, 2400.0)]);
+    let v = decide(&r, &extra())
+        .into_iter()
+        .find(|v| v.symptom == Symptom::Shootdowns)
+        .unwrap();
+    assert_eq!(v.verdict, Presence::Present);
+    assert!(v.reason.contains("2400 TLB shootdowns/s on CPU 1"), "{}", v.reason);
+    r.tlb_shootdowns_per_s = BTreeMap::from([(0, 12.0), (1, 40.0)]);
+    assert_eq!(of(&r, &extra(), Symptom::Shootdowns), Presence::Absent);
 }

@@ -1,10 +1,12 @@
-//! Address translation: a working set beyond the TLB's reach, and huge
-//! pages the kernel did not grant.
+//! Address translation: a working set beyond the TLB's reach, huge pages
+//! the kernel did not grant, and TLB shootdowns arriving from other
+//! threads' unmapping.
 
 use pagewalk_model::inspect::{InspectResults, Presence, Symptom, SymptomVerdict};
 
 use super::{
-    cannot_tell, ev, verdict, vmstat, Extra, Window, ELIGIBLE_KIB, HUGE_SHARE, TLB_MARGIN,
+    cannot_tell, ev, present_if, verdict, vmstat, Extra, Window, ELIGIBLE_KIB, HUGE_SHARE,
+    SHOOTDOWNS_PER_S, TLB_MARGIN,
 };
 
 pub(super) fn tlb_reach(w: &Window, extra: &Extra) -> SymptomVerdict {
@@ -89,4 +91,33 @@ pub(super) fn huge_pages(r: &InspectResults, w: &Window, extra: &Extra) -> Sympt
         HUGE_SHARE * 100.0
     );
     verdict(s, Presence::Present, reason, evidence)
+}
+
+/// Shootdowns on the CPUs the process ran on. The count is per CPU, not
+/// per process: another process's unmapping interrupts only CPUs running
+/// that process, so a high rate on these CPUs while this process ran is
+/// most likely its own threads' (or a process sharing the CPU).
+pub(super) fn shootdowns(r: &InspectResults) -> SymptomVerdict {
+    let s = Symptom::Shootdowns;
+    let evidence: Vec<_> = r
+        .tlb_shootdowns_per_s
+        .iter()
+        .map(|(cpu, rate)| ev(&format!("TLB shootdowns, CPU {cpu}"), *rate, "/s"))
+        .collect();
+    let Some((cpu, worst)) = r
+        .tlb_shootdowns_per_s
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+    else {
+        let why = r
+            .unreadable
+            .get("tlb-interrupts")
+            .cloned()
+            .unwrap_or_else(|| "no TLB row in /proc/interrupts".into());
+        return cannot_tell(s, why, evidence);
+    };
+    let reason = format!(
+        "{worst:.0} TLB shootdowns/s on CPU {cpu} (a symptom from {SHOOTDOWNS_PER_S:.0}/s)"
+    );
+    verdict(s, present_if(*worst >= SHOOTDOWNS_PER_S), reason, evidence)
 }

@@ -4,7 +4,8 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{count_against, order, percentile_band, placement, Measured};
+use super::{count_against, none_or_some, order, per_page, percentile_band, placement, split};
+use super::{Measured, SLOWER};
 use crate::context::noise::{Levers, Noise};
 use crate::context::numa::Numa;
 use crate::context::syscall::Syscall;
@@ -25,6 +26,12 @@ pub struct TailVerdict {
     pub fault_share: Option<&'static str>,
     /// `as-expected`, `more`, `fewer`: as-written hot-loop faults against `tail.pages`.
     pub faults: Option<&'static str>,
+    /// `exact`, `about-one-per-page`, `more`, `fewer`: the same count, allowing as many extra as the most any pre-faulted repetition's loop took over memory already present (`tail.prefault_faults_max`).
+    pub per_page: Option<&'static str>,
+    /// `none`, `some`: did any pre-faulted repetition's hot loop take a minor fault (`tail.prefault_faults_max`)? `none` rules faults out of the pre-faulted variants' slow iterations.
+    pub prefaulted_faults: Option<&'static str>,
+    /// `faults`, `not-faults`, `unproved`: what the fault counter says about the as-written p99.9. `faults` when pre-faulting took faults out of the loop, one iteration in a thousand or more meets a fresh page (`fault_share`), and the p99.9 fell beyond the spread (`p999` is `slower`); `not-faults` when the faults went and the p99.9 did not fall; `unproved` when the counter did not fall or faulting iterations are too rare to be the p99.9.
+    pub p999_cause: Option<&'static str>,
 }
 
 /// What pinning did.
@@ -48,6 +55,8 @@ pub struct SyscallVerdict {
 pub struct NumaVerdict {
     /// `one-node` when every page the one-thread placement put is on its fullest node, else `spread`.
     pub one_thread: Option<&'static str>,
+    /// `even` when, with one thread per node each writing its own share, no node holds more than one share (`numa.pages / numa.nodes`, rounded up), else `uneven`: some thread's pages went to another node.
+    pub parallel: Option<&'static str>,
 }
 
 /// One lever as the isolation chapter's table shows it.
@@ -74,7 +83,7 @@ pub fn tail(tail: &mut Tail, floor: Option<f64>) {
     let max = |v: &Variant| Measured::ranged(v.stats.max, v.max_rep_min, v.max_rep_max);
     let compare =
         |a: Option<Measured>, b: Option<Measured>| a.zip(b).map(|(a, b)| order(a, b, floor));
-    let verdict = TailVerdict {
+    let mut verdict = TailVerdict {
         p50: compare(
             written.stats.p50.map(Measured::single),
             pre.stats.p50.map(Measured::single),
@@ -87,8 +96,39 @@ pub fn tail(tail: &mut Tail, floor: Option<f64>) {
             .faults
             .zip(tail.pages)
             .map(|(f, p)| count_against(f, p as f64)),
+        per_page: written
+            .faults
+            .zip(tail.pages)
+            .map(|(f, p)| per_page(f, p as f64, tail.prefault_faults_max.unwrap_or(0.0))),
+        prefaulted_faults: tail.prefault_faults_max.map(none_or_some),
+        p999_cause: None,
+    };
+    verdict.p999_cause = match (verdict.p999, verdict.fault_share) {
+        (Some(order), Some(band)) => written
+            .faults
+            .zip(tail.prefault_faults_max)
+            .map(|(w, pre)| p999_cause(order, band, w, pre)),
+        _ => None,
     };
     tail.verdict = Some(verdict);
+}
+
+/// What the fault counter says about the as-written p99.9, from `p999`
+/// (its [`order`] against the pre-faulted p99.9), the fault share's
+/// `band` ([`percentile_band`]) and the hot loop's faults as written and
+/// at most pre-faulted: `faults` when pre-faulting took faults out of the
+/// loop, faulting iterations are common enough to be the p99.9 and it fell
+/// beyond the spread; `not-faults` when the faults went but the p99.9 did
+/// not fall; `unproved` when the counter did not fall, or faulting
+/// iterations are rarer than one in a thousand.
+pub fn p999_cause(p999: &str, band: &str, written: f64, prefaulted_max: f64) -> &'static str {
+    if prefaulted_max >= written || band == "below-p999" {
+        "unproved"
+    } else if p999 == SLOWER {
+        "faults"
+    } else {
+        "not-faults"
+    }
 }
 
 /// `noise.verdict`: unpinned against pinned, medians and spreads, held
@@ -178,5 +218,12 @@ pub fn numa(numa: &mut Numa) {
         .as_ref()
         .and_then(|p| p.max_node_share)
         .map(placement);
-    numa.verdict = Some(NumaVerdict { one_thread: one });
+    let parallel = numa.placements.parallel.as_ref().and_then(|p| {
+        let nodes = numa.nodes? as u64;
+        Some(split(p.max_node_share?, numa.pages?, nodes))
+    });
+    numa.verdict = Some(NumaVerdict {
+        one_thread: one,
+        parallel,
+    });
 }

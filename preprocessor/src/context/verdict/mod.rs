@@ -13,6 +13,7 @@
 
 pub mod first_touch;
 pub mod hot_path;
+pub mod shootdown;
 #[cfg(test)]
 mod tests;
 pub mod thp;
@@ -243,6 +244,62 @@ pub fn placement(max_node_share: f64) -> &'static str {
     }
 }
 
+/// How [`order`] decided between `a` and `b`: `ranges` when either side
+/// has a spread of repetitions (so the ranges overlapping or not is the
+/// evidence), `floor` when both are single figures held against the A-vs-A
+/// floor, `medians` when there is no floor either (nothing says whether a
+/// gap is noise).
+pub fn basis(a: Measured, b: Measured, floor: Option<f64>) -> &'static str {
+    if a.has_range() || b.has_range() {
+        "ranges"
+    } else if floor.is_some() {
+        "floor"
+    } else {
+        "medians"
+    }
+}
+
+/// A fault count against the pages that should each fault once: `exact`;
+/// `about-one-per-page` when it passes the pages by no more than
+/// `allowance`, the faults the same code took over memory that was already
+/// present (so the surplus is the rest of the thread faulting, not the
+/// region); `more` beyond that; `fewer` when some page took no fault of its
+/// own. Counts are exact and the allowance is the run's own, so no
+/// tolerance is typed in.
+pub fn per_page(faults: f64, pages: f64, allowance: f64) -> &'static str {
+    if faults == pages {
+        "exact"
+    } else if faults < pages {
+        "fewer"
+    } else if faults - pages <= allowance {
+        "about-one-per-page"
+    } else {
+        "more"
+    }
+}
+
+/// An exact count that should be zero: `none` or `some`.
+pub fn none_or_some(count: f64) -> &'static str {
+    if count > 0.0 {
+        "some"
+    } else {
+        "none"
+    }
+}
+
+/// Where one thread per node, each writing its own share, put the pages:
+/// `even` when no node holds more than one share (`pages / nodes`, rounded
+/// up), else `uneven` (some thread's pages went to another node than its
+/// own). Pages are counted, so this is exact.
+pub fn split(max_node_share: f64, pages: u64, nodes: u64) -> &'static str {
+    let fullest = (max_node_share * pages as f64).round() as u64;
+    if fullest <= pages.div_ceil(nodes.max(1)) {
+        "even"
+    } else {
+        "uneven"
+    }
+}
+
 /// Files every verdict under its view in `views` (one source's views).
 pub fn add(views: &mut Views) {
     let floor = views.noise.as_ref().and_then(|n| n.floor);
@@ -271,6 +328,9 @@ pub fn add(views: &mut Views) {
     }
     if let Some(numa) = views.numa.as_mut() {
         hot_path::numa(numa);
+    }
+    if let Some(sd) = views.sd.as_mut() {
+        shootdown::add(sd, floor);
     }
     if let Some(ft) = views.ft.as_mut() {
         first_touch::add(ft, floor);

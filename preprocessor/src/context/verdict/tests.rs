@@ -374,7 +374,109 @@ fn add_files_verdicts_under_the_views() {
     assert_eq!(v.hugepage_first, Some("slower"));
     assert_eq!(v.populate, None);
     assert_eq!(v.huge_blocks, Some("plenty"));
+    assert_eq!(v.hugepage_first_basis, Some("ranges"));
+    // No fault count, no verdict on it.
+    assert_eq!(v.touch_per_page, None);
     let modes = ft.modes.unwrap();
     assert_eq!(modes.hugepage.unwrap().granted, Some("all"));
     assert_eq!(modes.nohugepage.unwrap().granted, Some("none"));
+}
+
+#[test]
+fn basis_says_what_decided_an_order() {
+    // A spread on either side: the ranges are the evidence.
+    assert_eq!(
+        basis(m(5.0, 6.0, 7.0), Measured::single(2.0), None),
+        "ranges"
+    );
+    assert_eq!(
+        basis(m(1.0, 2.0, 5.0), m(3.0, 4.0, 6.0), Some(0.1)),
+        "ranges"
+    );
+    // One sample each ("ran from 6 to 6"): only the A-vs-A floor can judge.
+    let (a, b) = (Measured::single(6.0), Measured::single(2.0));
+    assert_eq!(basis(a, b, Some(0.1)), "floor");
+    assert_eq!(basis(a, b, None), "medians");
+}
+
+#[test]
+fn per_page_allows_only_what_the_same_code_faulted_anyway() {
+    assert_eq!(per_page(16384.0, 16384.0, 0.0), "exact");
+    // Two extra, and the pass over present memory took three: the rest of
+    // the thread, not the region.
+    assert_eq!(per_page(16386.0, 16384.0, 3.0), "about-one-per-page");
+    assert_eq!(per_page(16387.0, 16384.0, 3.0), "about-one-per-page");
+    // Beyond the allowance, or with none, it is more.
+    assert_eq!(per_page(16388.0, 16384.0, 3.0), "more");
+    assert_eq!(per_page(16385.0, 16384.0, 0.0), "more");
+    // No allowance makes a shortfall one per page.
+    assert_eq!(per_page(16000.0, 16384.0, 1000.0), "fewer");
+}
+
+#[test]
+fn none_or_some_and_split() {
+    assert_eq!(none_or_some(0.0), "none");
+    assert_eq!(none_or_some(1.0), "some");
+    // Two nodes, 16384 pages: a node may hold 8192 and no more.
+    assert_eq!(split(0.5, 16384, 2), "even");
+    assert_eq!(split(8193.0 / 16384.0, 16384, 2), "uneven");
+    assert_eq!(split(0.75, 16384, 2), "uneven");
+    // An odd count rounds a share up.
+    assert_eq!(split(2.0 / 3.0, 3, 2), "even");
+    assert_eq!(split(1.0, 3, 2), "uneven");
+}
+
+#[test]
+fn the_p999_is_the_faults_only_when_the_counter_and_the_percentile_both_move() {
+    use super::hot_path::p999_cause;
+    let band = "between-p99-and-p999";
+    assert_eq!(p999_cause(SLOWER, band, 256.0, 0.0), "faults");
+    // The faults went, the p99.9 stayed (or rose): something else sets it.
+    assert_eq!(p999_cause(WITHIN_NOISE, band, 256.0, 0.0), "not-faults");
+    assert_eq!(p999_cause(FASTER, band, 256.0, 0.0), "not-faults");
+    // The counter did not fall, or faults are rarer than the percentile.
+    assert_eq!(p999_cause(SLOWER, band, 256.0, 256.0), "unproved");
+    assert_eq!(p999_cause(SLOWER, "below-p999", 256.0, 0.0), "unproved");
+}
+
+#[test]
+fn extra_time_is_translation_only_with_both_counters() {
+    use super::translation::extra_time;
+    assert_eq!(extra_time(Some(SLOWER), 0, Some("parts")), "translation");
+    assert_eq!(extra_time(Some(SLOWER), 0, None), "not-the-kernel");
+    assert_eq!(extra_time(Some(SLOWER), 0, Some("both")), "not-the-kernel");
+    // A fault inside a timed sample: the kernel is in the time.
+    assert_eq!(extra_time(Some(SLOWER), 2, Some("parts")), "faults-in-it");
+    assert_eq!(extra_time(Some(WITHIN_NOISE), 2, None), "faults-in-it");
+    // No gap to explain.
+    assert_eq!(extra_time(Some(WITHIN_NOISE), 0, Some("parts")), "no-extra");
+    assert_eq!(extra_time(Some(FASTER), 0, None), "no-extra");
+    assert_eq!(extra_time(None, 0, None), "no-extra");
+}
+
+#[test]
+fn the_cause_verdicts_are_filed_from_the_counters() {
+    let written = Variant {
+        faults: Some(258.0),
+        ..variant(440.0, Some((2800.0, 3000.0, 3300.0)), None, None)
+    };
+    let mut views = Views {
+        tail: Some(Tail {
+            pages: Some(256),
+            fault_share: Some(0.004),
+            prefault_faults_max: Some(3.0),
+            variants: Variants {
+                as_written: Some(written),
+                ..Variants::default()
+            },
+            prefaulted: Some(variant(441.0, Some((550.0, 670.0, 810.0)), None, None)),
+            ..Tail::default()
+        }),
+        ..Views::default()
+    };
+    add(&mut views);
+    let t = views.tail.unwrap().verdict.unwrap();
+    assert_eq!(t.per_page, Some("about-one-per-page"));
+    assert_eq!(t.prefaulted_faults, Some("some"));
+    assert_eq!(t.p999_cause, Some("faults"));
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{backed, counterpart, half_point, order, reach_step, rise_cause, step_match};
-use super::{Measured, StepAt};
+use super::{Measured, StepAt, SLOWER};
 use crate::context::staircase::{Published, Staircase};
 use crate::context::tlb_reach::TlbReach;
 use crate::context::translation::{Caches, Chase, Cpuid, StepCounts, StepView};
@@ -24,6 +24,29 @@ pub struct StairVerdict {
     pub least_backed: Option<&'static str>,
     /// At the largest region, from the dTLB-miss counter (the generic event counts misses that needed a walk): `parts` when 4 KiB pages walked at least once per 100 loads and at least twice as often as huge pages, `both` when huge pages walked nearly as often, `neither` when 4 KiB pages hardly walked; null without the counter.
     pub walks: Option<&'static str>,
+    /// What the timed samples' fault counter (`stair.timed_faults_max`) and the walk counter say about the gap at the largest region: `faults-in-it` when any timed sample took a minor fault (the kernel is inside some timed loads); else, with the 4 KiB chase slower there, `translation` when `walks` is `parts` (the counter proves the walks) and `not-the-kernel` otherwise; `no-extra` when the 4 KiB chase was not slower.
+    pub extra_time: Option<&'static str>,
+}
+
+/// What the fault and walk counters say about the gap at the largest
+/// region: `faults-in-it` when any timed sample faulted; else, with the
+/// 4 KiB chase `slower` there, `translation` when the walk counter parts
+/// the page sizes and `not-the-kernel` when only the fault counter speaks;
+/// `no-extra` when it was not slower.
+pub fn extra_time(
+    small_vs_huge: Option<&str>,
+    timed_faults: u64,
+    walks: Option<&str>,
+) -> &'static str {
+    if timed_faults > 0 {
+        "faults-in-it"
+    } else if small_vs_huge != Some(SLOWER) {
+        "no-extra"
+    } else if walks == Some("parts") {
+        "translation"
+    } else {
+        "not-the-kernel"
+    }
 }
 
 /// What the TLB-reach curves say past the L2 TLB.
@@ -129,7 +152,18 @@ pub fn staircase(stair: &mut Staircase, floor: Option<f64>) {
             .map(|r| reach_step(r.reach_bytes as f64, max_x, &list)),
         least_backed: stair.huge_fraction_min.map(backed),
         walks: stair.at.largest.as_ref().and_then(|p| walks(&p.chase)),
+        extra_time: None,
     });
+    if let Some(v) = stair.verdict.as_mut() {
+        let largest = stair
+            .at
+            .largest
+            .as_ref()
+            .and_then(|p| p.picked.small_vs_huge);
+        v.extra_time = stair
+            .timed_faults_max
+            .map(|f| extra_time(largest, f, v.walks));
+    }
     // The points between the L1 dTLB's reach and the L2 cache's size.
     let gap = stair
         .cpuid
