@@ -142,26 +142,35 @@ fn first_touch_charts_show_the_data() {
 
         let marks = browser.marks(NS_PER_PAGE).await?;
         assert_marks_accessible(NS_PER_PAGE, &marks);
+        // A panel per phase: each source's series are named after it and
+        // the phase (`this run: first pass`), as the table's columns are.
+        let first_pass = |source: &RunFile| format!("{}: first pass", series_name(source));
         assert_same_values(
             "first-pass ns per page of the run",
-            &values(&marks, |m| m.role == "run"),
+            &values(&marks, |m| {
+                m.role == "run" && m.series == first_pass(&data.run)
+            }),
             &first_pass_ns(&data.run),
         );
-        // Each role is one series, named as the legend and table name it.
         for (role, source) in [("run", &data.run), ("reference", &data.r1)] {
-            let name = series_name(source);
+            let names: Vec<String> = Phase::ALL
+                .iter()
+                .map(|p| format!("{}: {}", series_name(source), p.label()))
+                .collect();
             let odd: Vec<&Mark> = marks
                 .iter()
-                .filter(|m| m.role == role && m.series != name)
+                .filter(|m| m.role == role && !names.contains(&m.series))
                 .collect();
             ensure!(
                 odd.is_empty(),
-                "{NS_PER_PAGE}: {role} marks should be the series {name:?}: {odd:?}"
+                "{NS_PER_PAGE}: {role} marks should be the series {names:?}: {odd:?}"
             );
         }
         assert_same_values(
             "first-pass ns per page of R1",
-            &values(&marks, |m| m.role == "reference"),
+            &values(&marks, |m| {
+                m.role == "reference" && m.series == first_pass(&data.r1)
+            }),
             &first_pass_ns(&data.r1),
         );
         ensure!(
@@ -185,11 +194,10 @@ fn first_touch_charts_show_the_data() {
         // mode, one column per series, read as a person would.
         let ns = browser.chart_table(NS_PER_PAGE).await?;
         for source in [&data.run, &data.r1] {
-            let column = (series_name(source), "ns per page");
             check_table(
                 NS_PER_PAGE,
                 &ns,
-                (&column.0, column.1),
+                (&first_pass(source), "ns per page"),
                 &first_pass_ns(source),
             )?;
         }
@@ -391,16 +399,15 @@ fn print_page_works_without_javascript() {
         // The static SVG: the same marks and values as the interactive one.
         let marks = browser.marks(NS_PER_PAGE).await?;
         assert_marks_accessible(NS_PER_PAGE, &marks);
-        assert_same_values(
-            "static SVG, run",
-            &values(&marks, |m| m.role == "run"),
-            &first_pass_ns(&data.run),
-        );
-        assert_same_values(
-            "static SVG, R1",
-            &values(&marks, |m| m.role == "reference"),
-            &first_pass_ns(&data.r1),
-        );
+        // The first-pass panel's marks (`this run: first pass`).
+        for (what, source) in [("run", &data.run), ("R1", &data.r1)] {
+            let series = format!("{}: first pass", series_name(source));
+            assert_same_values(
+                &format!("static SVG, {what}"),
+                &values(&marks, |m| m.series == series),
+                &first_pass_ns(source),
+            );
+        }
         let marks = browser.marks(FAULTS).await?;
         assert_marks_accessible(FAULTS, &marks);
         assert_same_values(
@@ -468,7 +475,7 @@ fn print_page_works_without_javascript() {
         // The table, read without script, has the run's and R1's numbers.
         let ns = browser.chart_table(NS_PER_PAGE).await?;
         for source in [&data.run, &data.r1] {
-            let column = series_name(source);
+            let column = format!("{}: first pass", series_name(source));
             check_table(NS_PER_PAGE, &ns, (&column, "ns per page"), &first_pass_ns(source))?;
         }
         Ok(())

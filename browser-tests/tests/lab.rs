@@ -206,11 +206,34 @@ fn experiments_fill_their_charts() {
             );
         }
 
+        // The placeholder holds the figure's place: the figure that takes
+        // its turn moves the text below by a fraction of its height, not
+        // by all of it (a layout shift as the results arrive).
+        let height = |what: &'static str| async move {
+            let v = browser
+                .eval_with(
+                    "const f = document.querySelector(`figure.pw-chart[data-chart=\"${arguments[0]}\"]`);
+                     const lab = f.closest('section.pw-lab');
+                     const e = arguments[1] === 'empty' ? lab.querySelector('.pw-lab-empty') : f.closest('.pw-lab-chart');
+                     const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+                     return r.height + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom);",
+                    vec![json!(FIRST_TOUCH), json!(what)],
+                )
+                .await?;
+            anyhow::Ok(v.as_f64().unwrap_or(0.0))
+        };
+        let placeholder = height("empty").await?;
+
         // First touch at the smallest plan: 16 MiB, once.
         run_small_first_touch(browser).await?;
         ensure!(
             chart_shown(browser, FIRST_TOUCH).await?,
             "{FIRST_TOUCH} stayed hidden after its run"
+        );
+        let drawn = height("chart").await?;
+        ensure!(
+            drawn > 0.0 && (drawn - placeholder).abs() <= 0.25 * drawn,
+            "{FIRST_TOUCH}: its placeholder was {placeholder:.0} px tall, the figure that replaced it {drawn:.0} px: the page below moved by the difference"
         );
         let marks = browser.marks(FIRST_TOUCH).await?;
         let mine = by_role(&marks, "browser");
@@ -409,7 +432,7 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
                 NS_PER_PAGE,
                 &format!(
                     "m.dataset.series === {} && m.dataset.role === 'file'",
-                    json!(name)
+                    json!(format!("{name}: first pass"))
                 ),
                 RUN_TIMEOUT,
             )
@@ -513,7 +536,7 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
         browser
             .wait_for_mark(
                 NS_PER_PAGE,
-                "m.dataset.series === 'dropped.json' && m.dataset.role === 'file'",
+                "m.dataset.series === 'dropped.json: first pass' && m.dataset.role === 'file'",
                 RUN_TIMEOUT,
             )
             .await
@@ -522,7 +545,7 @@ fn loaded_files_overlay_every_chart_and_bad_ones_are_named() {
             .eval("document.querySelector('.pw-lab-files li[data-file=\"dropped.json\"] .pw-lab-remove').click(); return null;")
             .await?;
         browser
-            .wait_for("!document.querySelector('[data-series=\"dropped.json\"]')")
+            .wait_for("!document.querySelector('[data-series^=\"dropped.json: \"]')")
             .await?;
 
         // Remove takes the file off every chart again.

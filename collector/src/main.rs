@@ -4,6 +4,7 @@
 
 mod affinity;
 mod alloc_count;
+mod background;
 mod cli;
 mod compare;
 mod experiments;

@@ -30,7 +30,7 @@ pub use builders::{lab, size_label, staircase, thp, tlb_reach};
 pub use pagewalk_model::RunFile;
 pub use render::{
     byte_label, byte_ticks, esc, exact, linear_ticks, log_ticks, mark_label, mark_label_named,
-    nice_step, render_svg, tick_label, with_unit, Palette, ValueScale,
+    nice_step, render_svg, styles, tick_label, with_unit, Hue, Palette, Style, ValueScale, SHAPES,
 };
 pub use spec::{Axis, Category, ChartKind, ChartSpec, Point, Role, Scale, Series, Whiskers};
 pub use spec::{Marker, MarkerKind};

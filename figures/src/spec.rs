@@ -71,6 +71,14 @@ pub struct Axis {
     /// without them (and every builder) reads as before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<Marker>,
+    /// Small multiples of a bars chart, named on its category (x) axis:
+    /// the value axis is drawn once per panel (headed by its label), side
+    /// by side on one scale, and a series whose name ends in `: KEY` is
+    /// drawn in that panel and named in the legend without it (`this run:
+    /// first pass` is `this run`'s bar in the `first pass` panel). Empty:
+    /// one plot.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub panels: Vec<Category>,
 }
 
 /// A labelled position on an axis, drawn as a line across the plot.
@@ -126,6 +134,7 @@ impl Axis {
             max: None,
             whiskers: None,
             markers: Vec::new(),
+            panels: Vec::new(),
         }
     }
 
@@ -273,6 +282,34 @@ impl Series {
 }
 
 impl ChartSpec {
+    /// The panel series `s` is drawn in (0 without panels), or `None` for
+    /// a series of a panelled chart that names no panel.
+    pub fn panel_of(&self, s: &Series) -> Option<usize> {
+        if self.x.panels.is_empty() {
+            return Some(0);
+        }
+        let name = s.name.as_bytes();
+        self.x.panels.iter().position(|p| {
+            let p = p.key.as_bytes();
+            name.len() > p.len() + 2
+                && name.ends_with(p)
+                && name[..name.len() - p.len()].ends_with(b": ")
+        })
+    }
+
+    /// The name of the legend entry `s` belongs to: its name without the
+    /// panel it is drawn in. Series of one source in several panels share
+    /// an entry (and their colour and shape).
+    pub fn legend_name<'a>(&self, s: &'a Series) -> &'a str {
+        match self.panel_of(s).and_then(|i| self.x.panels.get(i)) {
+            Some(p) => s
+                .name
+                .get(..s.name.len() - p.key.len() - 2)
+                .unwrap_or(&s.name),
+            None => &s.name,
+        }
+    }
+
     /// True when some series has a point with a value.
     pub fn has_values(&self) -> bool {
         self.series

@@ -37,6 +37,7 @@ fn file(provenance: Provenance, modes: Vec<ModeResult>) -> RunFile {
             reason: None,
             duration_s: None,
             checks: vec![],
+            background: None,
             results: Some(Results::FirstTouch(FirstTouchResults {
                 requested_bytes: 4096 * 1000,
                 size_bytes: 4096 * 1000,
@@ -105,18 +106,41 @@ fn ns_per_page_values_land_in_their_category_and_series() {
     let spec = first_touch_ns_per_page(&r, Some(&refr));
     let keys: Vec<&str> = spec.categories.iter().map(|c| c.key.as_str()).collect();
     assert_eq!(keys, ["nohugepage", "hugepage", "populate", "calloc"]);
-    assert_eq!(spec.series[0].name, "this run");
-    assert_eq!(spec.series[0].role, Role::Run);
-    assert_eq!(spec.series[1].name, "the reference laptop");
-    assert_eq!(spec.series[1].role, Role::Reference);
-    let p = spec.series[0].at("nohugepage").unwrap();
+    // A panel per phase, each with the run and the reference.
+    let panels: Vec<&str> = spec.x.panels.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(panels, ["allocation", "first pass", "second pass"]);
+    let names: Vec<&str> = spec.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "this run: allocation",
+            "the reference laptop: allocation",
+            "this run: first pass",
+            "the reference laptop: first pass",
+            "this run: second pass",
+            "the reference laptop: second pass"
+        ]
+    );
+    for (i, s) in spec.series.iter().enumerate() {
+        assert_eq!(spec.panel_of(s), Some(i / 2));
+        let role = [Role::Run, Role::Reference][i % 2];
+        assert_eq!(s.role, role);
+        assert_eq!(
+            spec.legend_name(s),
+            ["this run", "the reference laptop"][i % 2]
+        );
+    }
+    let p = spec.series[2].at("nohugepage").unwrap();
     assert_eq!(
         (p.value, p.min, p.max),
         (Some(250.5), Some(200.25), Some(300.0))
     );
-    assert_eq!(value(&spec, 0, "hugepage"), Some(13.0));
-    assert_eq!(value(&spec, 1, "nohugepage"), Some(180.0));
-    assert_eq!(value(&spec, 1, "calloc"), Some(90.0));
+    assert_eq!(value(&spec, 2, "hugepage"), Some(13.0));
+    assert_eq!(value(&spec, 3, "nohugepage"), Some(180.0));
+    assert_eq!(value(&spec, 3, "calloc"), Some(90.0));
+    // The bill's other two places.
+    assert_eq!(value(&spec, 0, "nohugepage"), Some(1.0));
+    assert_eq!(value(&spec, 5, "calloc"), Some(2.0));
 }
 
 #[test]
@@ -124,24 +148,24 @@ fn missing_modes_are_gaps_not_zeros() {
     let (r, refr) = (run(), reference());
     let spec = first_touch_ns_per_page(&r, Some(&refr));
     // The run lacks calloc; the reference lacks hugepage; populate was skipped.
-    let gap = spec.series[0].at("calloc").unwrap();
+    let gap = spec.series[2].at("calloc").unwrap();
     assert_eq!(gap.value, None);
     assert_eq!(gap.note.as_deref(), Some("not reported by this source"));
-    assert_eq!(value(&spec, 1, "hugepage"), None);
-    let skipped = spec.series[0].at("populate").unwrap();
+    assert_eq!(value(&spec, 3, "hugepage"), None);
+    let skipped = spec.series[2].at("populate").unwrap();
     assert_eq!(skipped.value, None);
     assert!(skipped.note.as_deref().unwrap().contains("no memory"));
     // Gaps draw no mark and read n/a in the table.
     let svg = render_svg(&spec, &Palette::light(), 720, 0);
     assert!(!svg.contains("data-category=\"calloc\" data-value=\"0\""));
-    assert_eq!(svg.matches("class=\"pw-mark\"").count(), 4);
+    assert_eq!(svg.matches("class=\"pw-mark\"").count(), 12);
     assert!(table_html(&spec).contains("n/a (skipped: no memory)"));
 }
 
 #[test]
 fn without_reference_there_is_one_series() {
     let spec = first_touch_ns_per_page(&run(), None);
-    assert_eq!(spec.series.len(), 1);
+    assert_eq!(spec.series.len(), 3);
     assert_eq!(spec.categories.len(), 3);
 }
 
@@ -165,7 +189,7 @@ fn faults_per_phase_and_mode() {
 fn registry_builds_by_name() {
     let (r, refr) = (run(), reference());
     let spec = build("first-touch-ns-per-page", &[&r, &refr]).unwrap();
-    assert_eq!(spec.series.len(), 2);
+    assert_eq!(spec.series.len(), 6);
     assert_eq!(
         build("first-touch-faults", &[&r]).unwrap().id,
         "first-touch-faults"
@@ -210,11 +234,11 @@ fn svg_has_one_mark_per_present_value_with_exact_value() {
     assert_eq!(svg.matches("class=\"pw-mark\"").count(), present);
     assert_eq!(svg.matches("tabindex=\"0\"").count(), present);
     assert!(svg.contains(
-        "data-series=\"this run\" data-category=\"nohugepage\" data-value=\"250.5\" data-role=\"run\" tabindex=\"0\" \
-         role=\"graphics-symbol\" aria-label=\"MADV_NOHUGEPAGE, this run: 250 ns per page (min 200 ns per page, max 300 ns per page, median of 3 repetitions)\""
+        "data-series=\"this run: first pass\" data-category=\"nohugepage\" data-value=\"250.5\" data-role=\"run\" tabindex=\"0\" \
+         role=\"graphics-symbol\" aria-label=\"MADV_NOHUGEPAGE, this run: first pass: 250 ns per page (min 200 ns per page, max 300 ns per page, median of 3 repetitions)\""
     ));
     assert!(svg.contains(
-        "data-series=\"the reference laptop\" data-category=\"calloc\" data-value=\"90\""
+        "data-series=\"the reference laptop: first pass\" data-category=\"calloc\" data-value=\"90\""
     ));
     assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(!svg.contains('\n'));
@@ -238,14 +262,14 @@ fn table_has_every_value_caption_and_scopes() {
     let spec = first_touch_ns_per_page(&r, Some(&refr));
     let t = table_html(&spec);
     assert!(t.starts_with(
-        "<table class=\"pw-table\"><caption><span>First touch: nanoseconds per 4 KiB page"
+        "<table class=\"pw-table\"><caption><span>First touch: where each mode pays, per 4 KiB page"
     ));
-    assert!(t.contains("<th scope=\"col\">the reference laptop</th>"));
+    assert!(t.contains("<th scope=\"col\">the reference laptop: first pass</th>"));
     // The whiskers in a column of their own, a number and its unit never
     // apart, no unit in a header above values that carry theirs.
-    assert!(t.contains("<th scope=\"col\">this run</th><th scope=\"col\" class=\"pw-range\" aria-label=\"this run: min to max\">min\u{a0}–\u{a0}max</th>"), "{t}");
-    assert!(t.contains("<th scope=\"row\">MADV_NOHUGEPAGE</th><td class=\"pw-num\" data-value=\"250.5\">250\u{a0}ns</td><td class=\"pw-num pw-range\">200\u{a0}–\u{a0}300\u{a0}ns</td><td class=\"pw-num\" data-value=\"180\">180\u{a0}ns</td>"), "{t}");
-    assert!(t.contains("<caption><span>First touch: nanoseconds per 4 KiB page: first pass, ns per 4 KiB page (median, whiskers min to max)</span></caption>"), "{t}");
+    assert!(t.contains("<th scope=\"col\">this run: first pass</th><th scope=\"col\" class=\"pw-range\" aria-label=\"this run: first pass: min to max\">min\u{a0}–\u{a0}max</th>"), "{t}");
+    assert!(t.contains("<td class=\"pw-num\" data-value=\"250.5\">250\u{a0}ns</td><td class=\"pw-num pw-range\">200\u{a0}–\u{a0}300\u{a0}ns</td><td class=\"pw-num\" data-value=\"180\">180\u{a0}ns</td>"), "{t}");
+    assert!(t.contains("<caption><span>First touch: where each mode pays, per 4 KiB page: ns per 4 KiB page (median, whiskers min to max)</span></caption>"), "{t}");
     assert!(
         t.contains("<th scope=\"row\">vec![0u8; n]</th>")
             || !spec.categories.iter().any(|c| c.key == "vec-macro")
@@ -386,7 +410,7 @@ fn spec_round_trips_and_figure_html_is_one_block() {
     );
     assert!(html.starts_with(
         "<figure class=\"pw-chart\" id=\"chart-first-touch-ns-per-page\" data-chart=\"first-touch-ns-per-page\">\n\
-         <div class=\"pw-chart-plot\" role=\"group\" aria-label=\"First touch: nanoseconds per 4 KiB page: first-pass"
+         <div class=\"pw-chart-plot\" role=\"group\" aria-label=\"First touch: where each mode pays, per 4 KiB page: time per 4 KiB page of allocation"
     ));
     assert!(html.ends_with("</script>\n</figure>"));
     assert!(
@@ -477,16 +501,24 @@ fn csv_keeps_the_exact_values_and_whisker_ends() {
     let spec = first_touch_ns_per_page(&r, Some(&refr));
     let csv = table_csv(&spec);
     let rows: Vec<&str> = csv.split("\r\n").collect();
-    assert_eq!(
-        rows[0],
-        "allocation mode,this run (ns per page),this run min,this run max,the reference laptop (ns per page)"
+    assert!(
+        rows[0].starts_with(
+            "allocation mode,this run: allocation (ns per page),this run: allocation min,this run: allocation max,\
+             the reference laptop: allocation (ns per page),this run: first pass (ns per page),this run: first pass min,"
+        ),
+        "{}",
+        rows[0]
     );
-    assert_eq!(rows[1], "MADV_NOHUGEPAGE,250.5,200.25,300,180");
-    assert_eq!(rows[3], "MAP_POPULATE,,,,");
+    assert!(
+        rows[1].starts_with("MADV_NOHUGEPAGE,1,1,1,1,250.5,200.25,300,180,2,"),
+        "{}",
+        rows[1]
+    );
+    assert_eq!(rows[3], "MAP_POPULATE,,,,,,,,,,,,");
     // A label with a comma is quoted.
     let mut odd = spec.clone();
     odd.categories[0].label = "a, \"b\"".into();
-    assert!(table_csv(&odd).contains("\r\n\"a, \"\"b\"\"\",250.5,"));
+    assert!(table_csv(&odd).contains("\r\n\"a, \"\"b\"\"\",1,"));
 }
 
 /// The chart names are exactly the charts of every kind, in the model's

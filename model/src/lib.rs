@@ -13,6 +13,7 @@
 extern crate self as pagewalk_model;
 
 pub mod alloc;
+pub mod background;
 #[doc(hidden)]
 pub mod committed;
 pub mod compare;
@@ -28,6 +29,7 @@ pub mod limits;
 pub mod load;
 pub mod machine;
 pub mod memory;
+pub mod mlp;
 pub mod noise;
 pub mod numa;
 mod rules;
@@ -40,7 +42,9 @@ pub mod tail;
 pub mod time;
 pub mod translation;
 pub mod units;
+pub mod walk;
 
+pub use background::{Background, BusyProcess};
 pub use first_touch::*;
 pub use load::{parse_run, parse_run_bytes, read_run, ModelError};
 pub use machine::*;
@@ -60,6 +64,9 @@ pub use shootdown::{ShootdownCell, ShootdownOp, ShootdownResults, Sibling};
 pub use syscall::{Mitigation, SyscallOp, SyscallOpResult, SyscallResults};
 pub use tail::{TailRepetition, TailResults, TailVariant, TailVariantResult};
 pub use translation::*;
+// The experiments measuring the walk itself.
+pub use mlp::{MlpPoint, MlpRegion, MlpRegionResult, MlpResults};
+pub use walk::{WalkCounters, WalkPoint, WalkResults};
 
 /// The schema version this build writes and the newest it can read.
 ///
@@ -76,5 +83,6 @@ pub use translation::*;
 ///   would refuse as an unknown variant.
 /// - 4: the `shootdown` kind, which older readers would refuse as an
 ///   unknown variant. (The machine's multi-size THP sizes came with it;
-///   older readers may ignore them.) Version 3 files still read.
+///   older readers may ignore them.) Also the `walk` and `mlp` kinds,
+///   refused by older readers the same way. Version 3 files still read.
 pub const SCHEMA_VERSION: u32 = 4;

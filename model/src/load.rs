@@ -247,6 +247,8 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             Results::TlbReach(t) => rules::curves(&t.curves),
             Results::Thp(t) => rules::thp(t),
             Results::Shootdown(s) => rules::shootdown(s),
+            Results::Mlp(m) => rules::mlp(m),
+            Results::Walk(w) => rules::walk(w),
             Results::Alloc(_) | Results::Syscall(_) | Results::Noise(_) => Ok(()),
         };
         checked.map_err(|(f, m)| (field(&f), m))?;

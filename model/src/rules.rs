@@ -7,7 +7,9 @@
 //! `pages: 1e15` for a 1 GiB region would be shown as measured.
 
 use crate::translation::{ChasePoint, Curve, ThpResults};
-use crate::{FirstTouchResults, NumaResults, ShootdownResults, TailResults};
+use crate::{
+    FirstTouchResults, MlpResults, NumaResults, ShootdownResults, TailResults, WalkResults,
+};
 
 type Checked = Result<(), (String, String)>;
 
@@ -94,6 +96,70 @@ pub(crate) fn shootdown(s: &ShootdownResults) -> Checked {
                 "the repetitions",
             )?;
         }
+    }
+    Ok(())
+}
+
+/// Every sample list fits the repetitions, and a chain count is a chain
+/// count: at least one, and no more than one line per slot of the region.
+pub(crate) fn mlp(m: &MlpResults) -> Checked {
+    for (r, region) in m.regions.iter().enumerate() {
+        for (i, p) in region.points.iter().enumerate() {
+            let at = |f: &str| format!("regions[{r}].points[{i}].{f}");
+            if p.chains == 0 {
+                return Err((at("chains"), "is 0; a point runs at least one chain".into()));
+            }
+            at_most(
+                &at("chains"),
+                u64::from(p.chains),
+                region.bytes / m.stride_bytes.max(1),
+                "the slots of the region",
+            )?;
+            at_most(
+                &at("samples_ns_per_load"),
+                p.samples_ns_per_load.len() as u64,
+                u64::from(m.repetitions),
+                "the repetitions",
+            )?;
+        }
+        if region
+            .huge_fraction
+            .is_some_and(|f| !(0.0..=1.0).contains(&f))
+        {
+            return Err((
+                format!("regions[{r}].huge_fraction"),
+                "is not a fraction between 0 and 1".into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The pages a point visits fit the range it reserved, and its samples the
+/// repetitions.
+pub(crate) fn walk(w: &WalkResults) -> Checked {
+    for (i, p) in w.points.iter().enumerate() {
+        let at = |f: &str| format!("points[{i}].{f}");
+        if p.stride_bytes < BASE_PAGE {
+            return Err((
+                at("stride_bytes"),
+                format!("is {}; pages are at least 4 KiB apart", p.stride_bytes),
+            ));
+        }
+        if let Some(reserved) = p.reserved_bytes {
+            at_most(
+                &at("pages"),
+                p.pages,
+                reserved / p.stride_bytes,
+                "the reserved range over the stride",
+            )?;
+        }
+        at_most(
+            &at("samples_ns_per_load"),
+            p.samples_ns_per_load.len() as u64,
+            u64::from(w.repetitions),
+            "the repetitions",
+        )?;
     }
     Ok(())
 }

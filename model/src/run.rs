@@ -9,12 +9,14 @@ use crate::experiment_kinds;
 use crate::first_touch::FirstTouchResults;
 use crate::inspect::InspectResults;
 use crate::machine::MachineContext;
+use crate::mlp::MlpResults;
 use crate::noise::NoiseResults;
 use crate::numa::NumaResults;
 use crate::shootdown::ShootdownResults;
 use crate::syscall::SyscallResults;
 use crate::tail::TailResults;
 use crate::translation::{StaircaseResults, ThpResults, TlbReachResults};
+use crate::walk::WalkResults;
 
 /// A whole JSON file: one collector run, or a set of transcribed published
 /// reference figures.
@@ -136,6 +138,9 @@ pub struct ExperimentRecord {
     #[serde(default)]
     pub checks: Vec<Check>,
     pub results: Option<Results>,
+    /// What else the machine was doing meanwhile (schema 4; absent in
+    /// older files and for references).
+    pub background: Option<crate::background::Background>,
 }
 
 impl ExperimentRecord {
@@ -171,6 +176,10 @@ experiment_kinds! {
     TlbReach(TlbReachResults) = "tlb-reach", tlb_reach;
     /// 4 KiB vs huge pages at two sizes, MADV_COLLAPSE, MAP_HUGETLB.
     Thp(ThpResults) = "thp", thp;
+    /// One load per page at strides that spread the walk's entries out.
+    Walk(WalkResults) = "walk", walk;
+    /// k independent chains in one thread: how many misses overlap.
+    Mlp(MlpResults) = "mlp", mlp;
     /// `collector inspect PID`: a live process, not a benchmark.
     Inspect(InspectResults) = "inspect", inspect;
 }
@@ -221,7 +230,9 @@ impl Kind {
     pub const fn group(self) -> Group {
         match self {
             Kind::FirstTouch => Group::MemoryOnDemand,
-            Kind::Staircase | Kind::TlbReach | Kind::Thp => Group::Translation,
+            Kind::Staircase | Kind::TlbReach | Kind::Thp | Kind::Walk | Kind::Mlp => {
+                Group::Translation
+            }
             Kind::Tail
             | Kind::Alloc
             | Kind::Syscall

@@ -221,3 +221,48 @@ fn thp_always_against_never_names_what_the_chapters_predict() {
         "{huge:?}"
     );
 }
+
+/// A run made on a busy machine says so among the setup differences, with
+/// its steal time and the CPUs others used, recomputed here from the records.
+#[test]
+fn a_busier_machine_is_a_setup_difference() {
+    let bg = |steal: f64, others_cpu_s: f64| pagewalk_model::Background {
+        window_s: 2.0,
+        user_fraction: 0.5,
+        system_fraction: 0.1,
+        idle_fraction: 0.4 - steal,
+        iowait_fraction: 0.0,
+        irq_fraction: 0.0,
+        steal_fraction: steal,
+        other_runnable: Some(2.0),
+        load_1m: Some(3.0),
+        others_cpu_s: Some(others_cpu_s),
+        busiest: Vec::new(),
+        memory_some_us: None,
+        memory_full_us: None,
+        cpu_some_us: None,
+    };
+    let (mut quiet, mut busy) = (example(), example());
+    for e in &mut quiet.experiments {
+        e.background = Some(bg(0.0, 0.0));
+    }
+    for e in &mut busy.experiments {
+        e.background = Some(bg(0.31, 1.8));
+    }
+    let c = compare_runs(&[quiet.clone(), busy]);
+    let d = c
+        .setup
+        .iter()
+        .find(|d| d.what == "machine busy while measuring")
+        .expect("the background is listed");
+    assert_eq!(
+        d.values[0],
+        "0% steal, 2.0 other runnable tasks, other processes 0.0 CPUs"
+    );
+    assert_eq!(
+        d.values[1],
+        "31% steal, 2.0 other runnable tasks, other processes 0.9 CPUs"
+    );
+    // The same background twice is no difference.
+    assert!(compare_runs(&[quiet.clone(), quiet]).setup.is_empty());
+}

@@ -197,6 +197,8 @@ pub struct Source {
     pub quick: bool,
     /// The machine the run was made on, when the file says.
     pub machine: Option<MachineContext>,
+    /// What else the machine did while this experiment ran (schema 4).
+    pub background: Option<pagewalk_model::Background>,
 }
 
 /// The newest run first: by parsed start time, then run id.
@@ -265,6 +267,7 @@ fn merge(mut runs: Vec<RunFile>) -> (Option<RunFile>, BTreeMap<String, Source>) 
                 example: false,
                 quick,
                 machine: run.machine.clone(),
+                background: record.background.clone(),
             };
             (record.name.clone(), source)
         })

@@ -73,10 +73,29 @@ pub fn lab_html(data: &DataSet, name: &str) -> Result<String, String> {
             } else {
                 "Press Run and this browser's results are drawn here, beside the collector's."
             };
+            let figure = figure_html(chart, &spec, &spec.title);
+            // The line holds the place of the figure it stands for, at the
+            // static layouts' proportions, so the figure that replaces it
+            // moves nothing below (no layout shift when results arrive).
+            let ratio = |layout: &str| {
+                let at = figure.find(&format!("data-layout=\"{layout}\""))?;
+                let view = &figure[at..];
+                let v = view.find("viewBox=\"0 0 ")? + "viewBox=\"0 0 ".len();
+                let dims = view.get(v..)?.split('"').next()?;
+                let (w, h) = dims.split_once(' ')?;
+                Some(format!(
+                    "{}/{}",
+                    w.parse::<f64>().ok()?,
+                    h.parse::<f64>().ok()?
+                ))
+            };
+            let style = match (ratio("wide"), ratio("narrow")) {
+                (Some(w), Some(n)) => format!(" style=\"--pw-wide: {w}; --pw-narrow: {n}\""),
+                _ => String::new(),
+            };
             format!(
-                "<p class=\"pw-lab-empty\">{}</p>\n<div class=\"pw-lab-chart\" hidden>\n{}</div>\n",
+                "<p class=\"pw-lab-empty\"{style}>{}</p>\n<div class=\"pw-lab-chart\" hidden>\n{figure}</div>\n",
                 escape_text(empty),
-                figure_html(chart, &spec, &spec.title)
             )
         }
         None => String::new(),

@@ -92,6 +92,7 @@ mod tests {
             example: false,
             quick: false,
             machine: None,
+            background: None,
             run_id: id.into(),
             started: UtcTime::parse("2026-11-30T09:00:14Z").ok(),
             status,

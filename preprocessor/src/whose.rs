@@ -69,7 +69,10 @@ fn whose<'reg, 'rc>(
     if results.value().is_truthy(false) {
         out.write(&opening(run))?;
         if let Some(t) = h.template() {
-            t.render(r, ctx, rc, out)?;
+            let body = t.renders(r, ctx, rc)?;
+            out.write(body.trim_end_matches('\n'))?;
+            out.write(&background(run))?;
+            out.write("\n")?;
         }
     } else {
         let experiments = h
@@ -108,6 +111,25 @@ fn opening(run: &Value) -> String {
         text(run.get("kind")),
         text(machine.and_then(|m| m.get("cpu"))),
         text(machine.and_then(|m| m.get("kernel"))),
+    )
+}
+
+/// The box's last line: what else the machine did meanwhile, where the
+/// run recorded it (`\n> While it ran: 0% steal, ...`).
+fn background(run: &Value) -> String {
+    let Some(b) = run.get("background").filter(|b| !b.is_null()) else {
+        return String::new();
+    };
+    let summary = b.get("summary").and_then(Value::as_str).unwrap_or_default();
+    let busiest = b
+        .get("busiest")
+        .and_then(Value::as_str)
+        .map_or(String::new(), |p| {
+            format!("; the busiest other process was {}", escape_text(p))
+        });
+    format!(
+        "\n> While it ran: {}{busiest}\n> ([how busy the machine was](noise.md#how-busy-the-machine-was)).",
+        escape_text(summary)
     )
 }
 

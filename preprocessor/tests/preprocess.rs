@@ -74,6 +74,7 @@ fn collector_run(started: &str, first_ms: f64) -> RunFile {
             status: Status::Ok,
             reason: None,
             duration_s: Some(0.1),
+            background: None,
             checks: vec![Check::new(
                 "hugepage: AnonHugePages > 0",
                 true,

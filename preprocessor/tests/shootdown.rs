@@ -151,9 +151,7 @@ fn one_cpu_is_skipped_with_its_reason() {
     e.as_object_mut().unwrap().remove("results");
     let page = chapter(&run);
     assert!(
-        page.contains(
-            "(the collector reported: this process may use one CPU only)"
-        ),
+        page.contains("(the collector reported: this process may use one CPU only)"),
         "{page}"
     );
     assert!(!page.contains(PROVEN) && !page.contains(NOT_PROVEN) && !page.contains(SAME));

@@ -230,6 +230,8 @@ fn current_palette(doc: &Document) -> Palette {
         }
     }
     for (name, slot) in [
+        ("--pw-browser", &mut pal.browser),
+        ("--pw-file", &mut pal.file),
         ("--pw-axis", &mut pal.axis),
         ("--pw-grid", &mut pal.grid),
         ("--fg", &mut pal.fg),

@@ -69,6 +69,16 @@ impl Experiment {
                 description: "4 KiB vs huge pages at 256 MiB and 1 GiB: what THP actually granted, MADV_COLLAPSE, buddyinfo, a MAP_HUGETLB attempt",
                 run: translation::thp::run,
             }),
+            Kind::Walk => Some(Experiment {
+                kind,
+                description: "one load per page beyond L2 TLB reach at strides 4 KiB to 1 GiB, 4 KiB and huge pages: which levels of the walk miss, with walk counters where the PMU allows",
+                run: translation::walk::run,
+            }),
+            Kind::Mlp => Some(Experiment {
+                kind,
+                description: "1 to 32 independent pointer chains in one thread over a region beyond TLB reach and the LLC, 4 KiB vs huge pages, and a control inside TLB reach: how many misses overlap",
+                run: translation::mlp::run,
+            }),
             Kind::Tail => Some(Experiment {
                 kind,
                 description: "per-iteration latency of a loop walking into fresh memory, as written vs pre-faulted (MAP_POPULATE, early touch, mlockall): p50 to p99.9, max, mean",
@@ -124,11 +134,13 @@ pub fn find(name: &str) -> Option<Experiment> {
 impl Experiment {
     pub fn run(&self, env: &Env) -> ExperimentRecord {
         let start = Instant::now();
+        let before = crate::background::Snapshot::take();
         // A panic (a thread the system would not start, a bug) fails this
         // experiment only: the ones that finished before it stay in the file.
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.run)(env)))
             .unwrap_or_else(|panic| Err(format!("panicked: {}", panic_message(&*panic))));
         let duration_s = Some(start.elapsed().as_secs_f64());
+        let background = before.until_now();
         let record = |status, reason, checks, results| ExperimentRecord {
             name: self.name().to_string(),
             status,
@@ -136,6 +148,7 @@ impl Experiment {
             duration_s,
             checks,
             results,
+            background: background.clone(),
         };
         match outcome {
             // Every experiment polls the flag between repetitions, so one

@@ -56,6 +56,8 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
             duration_s: Some(duration_s),
             checks: Vec::new(),
             results: Some(Results::Inspect(results)),
+            // The inspection is itself a record of the machine's activity.
+            background: None,
         }],
     };
     // Not in its folder (the model refused it, the disk filled up): kept

@@ -225,6 +225,7 @@ mod tests {
             reason: None,
             duration_s: None,
             checks: Vec::new(),
+            background: None,
             results: None,
         }]);
         let out = tempfile::tempdir().unwrap();

@@ -167,6 +167,8 @@ fn measured(out: &mut String, name: &str, took: &str, r: &Results) {
         Results::Staircase(s) => translation::staircase(out, name, took, s),
         Results::TlbReach(t) => translation::tlb_reach(out, name, took, t),
         Results::Thp(t) => translation::thp(out, name, took, t),
+        Results::Walk(w) => translation::walk(out, name, took, w),
+        Results::Mlp(m) => translation::mlp(out, name, took, m),
         Results::Inspect(_) => written(writeln!(
             out,
             "{name}: an inspection of a process (see `collector inspect`)"

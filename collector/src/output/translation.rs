@@ -1,5 +1,5 @@
 //! Summary lines for the experiments of `Group::Translation` (staircase,
-//! tlb-reach, thp): the curves at a glance, the steps found, and where
+//! tlb-reach, thp, walk, mlp): the curves at a glance, the steps found, and where
 //! they disagree with what CPUID says.
 
 use std::fmt::Write;
@@ -7,8 +7,8 @@ use std::fmt::Write;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use pagewalk_model::{
-    Agreement, ChasePoint, CounterStatus, Curve, Geometry, Regime, StaircaseResults, Step,
-    ThpResults, TlbReachResults,
+    Agreement, ChasePoint, CounterStatus, Curve, Geometry, MlpRegion, MlpResults, Regime,
+    StaircaseResults, Step, ThpResults, TlbReachResults, WalkResults,
 };
 
 use crate::guard::human;
@@ -202,4 +202,109 @@ pub fn thp(out: &mut String, name: &str, took: &str, t: &ThpResults) {
     if let Some(h) = &t.hugetlb {
         let _ = writeln!(out, "  MAP_HUGETLB: {}", h.outcome);
     }
+}
+
+/// ns per load per chain count, each region a column, then `t(1)/t(k)`.
+pub fn mlp(out: &mut String, name: &str, took: &str, m: &MlpResults) {
+    let _ = writeln!(
+        out,
+        "{name}: ok{took}: k independent chains, ns per load (medians of {} repetition(s)), t(1)/t(k) in brackets",
+        m.repetitions
+    );
+    if let Some(note) = &m.size_note {
+        let _ = writeln!(out, "  size: {note}");
+    }
+    let mut table = Table::new();
+    let mut header = vec!["chains".to_string()];
+    header.extend(
+        m.regions
+            .iter()
+            .map(|r| format!("{}\n{}", r.region.label(), human(r.bytes))),
+    );
+    table.load_style(UTF8_FULL_CONDENSED).set_header(header);
+    for &k in &m.chains {
+        let mut row = vec![k.to_string()];
+        for r in &m.regions {
+            let one = r.point(1).map(|p| p.ns_per_load.median);
+            row.push(match r.point(k) {
+                Some(p) => {
+                    let t = p.ns_per_load.median;
+                    match one.filter(|_| t > 0.0) {
+                        Some(one) => format!("{t:.1} ({:.1}x)", one / t),
+                        None => format!("{t:.1}"),
+                    }
+                }
+                None => "-".into(),
+            });
+        }
+        table.add_row(row);
+    }
+    let _ = writeln!(out, "{table}");
+    for r in &m.regions {
+        match (&r.skipped, r.huge_fraction) {
+            (Some(why), _) => {
+                let _ = writeln!(out, "  {} skipped: {why}", r.region.label());
+            }
+            (None, Some(f)) if r.region == MlpRegion::Huge => {
+                let _ = writeln!(out, "  huge region: {:.0}% on huge pages", f * 100.0);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// ns per load per stride, both page sizes, and the counters or why none.
+pub fn walk(out: &mut String, name: &str, took: &str, w: &WalkResults) {
+    let _ = writeln!(
+        out,
+        "{name}: ok{took}: one load per page, {} pages on 4 KiB pages and {} huge pages, random order, ns per load (medians)",
+        w.pages, w.huge_pages
+    );
+    if let Some(note) = &w.size_note {
+        let _ = writeln!(out, "  size: {note}");
+    }
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+        "stride",
+        "4 KiB pages",
+        "huge pages",
+        "page tables\nKiB (4 KiB)",
+        "dTLB misses\nper load",
+    ]);
+    let mut strides: Vec<u64> = w.points.iter().map(|p| p.stride_bytes).collect();
+    strides.sort_unstable();
+    strides.dedup();
+    for s in strides {
+        let cell = |r: Regime| {
+            w.point(r, s)
+                .map_or("-".to_string(), |p| match (&p.skipped, &p.ns_per_load) {
+                    (Some(_), _) => "skipped".into(),
+                    (None, Some(n)) => format!("{:.1}", n.median),
+                    (None, None) => "-".into(),
+                })
+        };
+        let small = w.point(Regime::Small, s);
+        table.add_row(vec![
+            human(s),
+            cell(Regime::Small),
+            cell(Regime::Huge),
+            small
+                .and_then(|p| p.page_table_kib)
+                .map_or("-".into(), |k| k.to_string()),
+            small
+                .and_then(|p| p.per_load(p.dtlb_misses))
+                .map_or("-".into(), |x| format!("{x:.2}")),
+        ]);
+    }
+    let _ = writeln!(out, "{table}");
+    for p in w.points.iter().filter(|p| p.skipped.is_some()) {
+        let _ = writeln!(
+            out,
+            "  {} {} skipped: {}",
+            human(p.stride_bytes),
+            p.regime.label(),
+            p.skipped.as_deref().unwrap_or("")
+        );
+    }
+    let _ = writeln!(out, "  counters: {}", w.counters.detail);
 }

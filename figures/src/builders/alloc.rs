@@ -22,10 +22,12 @@ pub fn alloc_latency(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     bars.chart(
         "alloc-latency",
         "malloc + free, by allocator path",
-        format!(
+        || {
+            format!(
             "nanoseconds per allocation and free on each path, median with a whisker to p99, {}",
             source_names(&sources)
-        ),
+            )
+        },
         "allocator path",
         Axis::log(
             "ns per malloc + free (p50, whisker to p99; log scale)",

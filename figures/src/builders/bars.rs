@@ -23,6 +23,18 @@ pub fn source_names(sources: &[&RunFile]) -> String {
         .join(" and ")
 }
 
+/// A chart's words that only a reader of the page meets (its
+/// description): written by the build; skipped in wasm, where the lab's
+/// worker builds a chart only to lay a dropped file's series over the
+/// page's own and the module has a budget (`scripts/build-wasm`).
+pub fn words(text: impl FnOnce() -> String) -> String {
+    if cfg!(target_arch = "wasm32") {
+        String::new()
+    } else {
+        text()
+    }
+}
+
 /// A chart's note: `notes` joined with `sep`, or none when there are none.
 pub fn joined(notes: &[String], sep: &str) -> Option<String> {
     (!notes.is_empty()).then(|| notes.join(sep))
@@ -59,14 +71,14 @@ impl Bars {
         self,
         id: &str,
         title: &str,
-        description: String,
+        description: impl FnOnce() -> String,
         groups: &str,
         y: Axis,
     ) -> ChartSpec {
         ChartSpec {
             id: id.to_string(),
             title: title.to_string(),
-            description,
+            description: words(description),
             kind: ChartKind::Bars,
             x: Axis::linear(groups, ""),
             y,

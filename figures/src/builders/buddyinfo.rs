@@ -77,10 +77,12 @@ pub fn buddyinfo(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     ChartSpec {
         id: NAME.to_string(),
         title: "Free blocks by size before first touch".to_string(),
-        description: format!(
+        description: crate::builders::bars::words(|| {
+            format!(
             "free blocks of each order in /proc/buddyinfo before the first-touch experiment, every zone summed, {}; order 9 is one 2 MiB huge page",
             source_names(&sources)
-        ),
+        )
+        }),
         kind: ChartKind::Bars,
         x: Axis::linear("block size (order)", ""),
         y: Axis::log("free blocks (log scale)", "blocks"),

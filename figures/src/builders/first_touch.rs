@@ -2,7 +2,7 @@
 
 use pagewalk_model::{FirstTouchResults, Mode, Phase, PhaseSummary, RunFile, Summary};
 
-use super::bars::{category_bars, reported, source_names, sources};
+use super::bars::{joined, reported, source_names, sources, words};
 use super::points::missing_reason;
 use super::{role, series_name, summary_point};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Series};
@@ -20,6 +20,10 @@ fn category(mode: Mode) -> Category {
     Category::new(mode.name(), mode.code())
 }
 
+fn category_named(name: &str) -> Category {
+    Category::new(name, name)
+}
+
 fn gap_reason(ft: &FirstTouchResults, mode: Mode, what: &str) -> String {
     match ft.mode(mode) {
         None => "not reported by this source".to_string(),
@@ -30,40 +34,62 @@ fn gap_reason(ft: &FirstTouchResults, mode: Mode, what: &str) -> String {
     }
 }
 
-/// First-pass nanoseconds per 4 KiB page, by mode: the run next to the
-/// reference figures. Median bars with min/max whiskers; a mode a source
-/// lacks is a gap, never a zero.
+/// Where each mode pays: nanoseconds per 4 KiB page of allocation, first
+/// pass and second pass, as small multiples (a panel per phase on one
+/// scale, so a mode's bar sits in the phase that paid), the run next to
+/// the reference figures. Median bars with min/max whiskers; what a source
+/// lacks is a gap, never a zero, and a measured zero says 0.
 pub fn first_touch_ns_per_page(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     let sources = sources(run, reference);
-    let bars = category_bars(
-        &sources,
-        EXPERIMENT,
-        RunFile::first_touch,
-        &modes_of(&sources),
-        category,
-        |ft, m| {
-            let fp = ft.mode(m).and_then(|r| r.summary.first_pass.as_ref());
-            summary_point(m.name(), fp.map(|p| &p.ns_per_page), || {
-                gap_reason(ft, m, "first pass")
-            })
-        },
-    );
+    let modes = modes_of(&sources);
+    // Loops, not iterator chains: this runs in the lab's worker too, whose
+    // wasm has a budget (scripts/build-wasm).
+    let mut series = Vec::new();
+    for phase in Phase::ALL {
+        for &src in &sources {
+            let mut points = Vec::new();
+            if let Some(ft) = src.first_touch() {
+                for &m in &modes {
+                    let p = ft.mode(m).and_then(|r| r.summary.phase(phase));
+                    points.push(summary_point(m.name(), p.map(|p| &p.ns_per_page), || {
+                        gap_reason(ft, m, "time")
+                    }));
+                }
+            }
+            series.push(Series {
+                name: format!("{}: {}", series_name(src), phase.label()),
+                role: role(src),
+                points,
+            });
+        }
+    }
+    let mut notes = Vec::new();
+    for &src in &sources {
+        notes.extend(missing_reason(src, EXPERIMENT));
+    }
+    // The panels are named as the series' phases are.
+    let panels = Phase::ALL.map(|p| category_named(p.label())).to_vec();
     ChartSpec {
         id: "first-touch-ns-per-page".to_string(),
-        title: "First touch: nanoseconds per 4 KiB page".to_string(),
-        description: format!(
-            "first-pass time per 4 KiB page for each way of allocating, {}",
-            source_names(&sources)
-        ),
+        title: "First touch: where each mode pays, per 4 KiB page".to_string(),
+        description: words(|| {
+            format!(
+                "time per 4 KiB page of allocation, first pass and second pass, side by side on one scale, for each way of allocating, {}",
+                source_names(&sources)
+            )
+        }),
         kind: ChartKind::Bars,
-        x: Axis::linear("allocation mode", ""),
+        x: Axis {
+            panels,
+            ..Axis::linear("allocation mode", "")
+        },
         y: Axis::linear(
-            "first pass, ns per 4 KiB page (median, whiskers min to max)",
+            "ns per 4 KiB page (median, whiskers min to max)",
             "ns per page",
         ),
-        categories: bars.categories,
-        series: bars.series,
-        note: bars.note,
+        categories: modes.into_iter().map(category).collect(),
+        series,
+        note: joined(&notes, "; "),
         empty_note: None,
     }
 }
@@ -93,10 +119,12 @@ pub fn first_touch_faults(run: &RunFile) -> ChartSpec {
     ChartSpec {
         id: "first-touch-faults".to_string(),
         title: "First touch: minor page faults per phase".to_string(),
-        description: format!(
-            "minor page faults during allocation, first pass and second pass for each way of allocating, {}",
-            series_name(run)
-        ),
+        description: words(|| {
+            format!(
+                "minor page faults during allocation, first pass and second pass for each way of allocating, {}",
+                series_name(run)
+            )
+        }),
         kind: ChartKind::Bars,
         x: Axis::linear("allocation mode", ""),
         y: Axis::linear("minor page faults (median, whiskers min to max)", "faults"),

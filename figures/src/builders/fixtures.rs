@@ -56,6 +56,7 @@ fn record(name: &str, results: Results) -> ExperimentRecord {
         reason: None,
         duration_s: Some(0.1),
         checks: Vec::new(),
+        background: None,
         results: Some(results),
     }
 }

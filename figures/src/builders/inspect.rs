@@ -80,7 +80,7 @@ fn timeline(
             }
         }
     }
-    let description = match run.inspect() {
+    let description = super::bars::words(|| match run.inspect() {
         Some(i) => format!(
             "process {} ({}), one point every {} ms",
             i.pid,
@@ -88,7 +88,7 @@ fn timeline(
             shortest(i.interval_ms)
         ),
         None => "no inspection".to_string(),
-    };
+    });
     ChartSpec {
         id: id.to_string(),
         title: title.to_string(),

@@ -17,12 +17,14 @@ mod first_touch;
 pub(crate) mod fixtures;
 mod inspect;
 pub mod lab;
+mod mlp;
 mod noise;
 mod points;
 mod shootdown;
 mod syscall;
 mod tail;
 mod translation;
+mod walk;
 
 pub use alloc::alloc_latency;
 pub use buddyinfo::buddyinfo;
@@ -30,11 +32,13 @@ pub use first_touch::{first_touch_faults, first_touch_ns_per_page};
 pub use inspect::{
     inspect_faults, inspect_huge_pages, inspect_run_queue, inspect_switches, inspection_in,
 };
+pub use mlp::mlp;
 pub use noise::noise_spread;
 pub use shootdown::shootdown;
 pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
 pub use translation::{size_label, staircase, thp, tlb_reach};
+pub use walk::walk;
 
 /// Every chart drawn from an experiment's results, as used in
 /// `{{chart "NAME"}}`; [`build`] also knows the [`lab`] charts.
@@ -51,6 +55,8 @@ pub const CHART_NAMES: &[&str] = &[
     "staircase",
     "tlb-reach",
     "thp",
+    walk::NAME,
+    mlp::NAME,
     inspect::FAULTS,
     inspect::SWITCHES,
     inspect::RUN_QUEUE,
@@ -75,6 +81,8 @@ pub fn charts_of(kind: Kind) -> &'static [&'static str] {
         Kind::Staircase => &["staircase"],
         Kind::TlbReach => &["tlb-reach"],
         Kind::Thp => &["thp"],
+        Kind::Walk => &[walk::NAME],
+        Kind::Mlp => &[mlp::NAME],
         // NUMA placement is told in a table, not a chart.
         Kind::Numa => &[],
         Kind::Inspect => &[
@@ -161,6 +169,8 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             run()?,
             reference_for(references, pagewalk_model::translation::THP),
         )),
+        walk::NAME => Ok(walk(run()?)),
+        mlp::NAME => Ok(mlp(run()?)),
         // A `collector inspect` file, wherever it is in `runs`.
         inspect::FAULTS => Ok(inspect_faults(inspected()?)),
         inspect::SWITCHES => Ok(inspect_switches(inspected()?)),

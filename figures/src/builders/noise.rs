@@ -100,10 +100,12 @@ pub fn noise_spread(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     bars.chart(
         "noise-spread",
         "Run-to-run noise: pinned, unpinned, A vs A",
-        format!(
+        || {
+            format!(
             "how far apart the runs of each batch are (slowest over fastest), and how far apart the medians of two batches are, in percent; {}",
             source_names(&sources)
-        ),
+            )
+        },
         "batch or comparison",
         Axis::log("percent apart (log scale)", "%"),
     )

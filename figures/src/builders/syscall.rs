@@ -19,10 +19,12 @@ pub fn syscall_floor(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     bars.chart(
         "syscall-floor",
         "The syscall floor: ns per operation",
-        format!(
+        || {
+            format!(
             "median nanoseconds per call with a whisker to p99: vDSO clock, getpid, open and close, getpid under strace, a thread wake-up; {}",
             source_names(&sources)
-        ),
+            )
+        },
         "operation",
         Axis::log("ns per call (p50, whisker to p99; log scale)", "ns")
             .with_whiskers("p50", "p99"),

@@ -67,10 +67,12 @@ pub fn tail_histogram(run: &RunFile) -> ChartSpec {
     ChartSpec {
         id: "tail-histogram".to_string(),
         title: "Per-iteration latency, as written and pre-faulted".to_string(),
-        description: format!(
+        description: crate::builders::bars::words(|| {
+            format!(
             "share of loop iterations per latency bucket for each way of preparing the memory, {}",
             series_name(run)
-        ),
+        )
+        }),
         kind: ChartKind::Lines,
         x: Axis::log("per-iteration latency, up to (ns)", "ns"),
         y: Axis::log("share of iterations in the bucket", "of iterations"),
@@ -117,10 +119,12 @@ pub fn tail_percentiles(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec
     ChartSpec {
         id: "tail-percentiles".to_string(),
         title: "Tail latency: percentiles per iteration".to_string(),
-        description: format!(
+        description: crate::builders::bars::words(|| {
+            format!(
             "p50, p90, p99, p99.9, max and mean of one loop iteration for each way of preparing the memory, {}",
             source_names(&sources)
-        ),
+        )
+        }),
         kind: ChartKind::Bars,
         x: Axis::linear("statistic", ""),
         y: Axis::log("ns per iteration (log scale)", "ns"),

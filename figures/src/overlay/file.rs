@@ -14,7 +14,8 @@ use crate::spec::{ChartSpec, Role, Series};
 /// The overlay of a chart built from a loaded file alone: its measured
 /// series (a collector run's, or a reference file's published ones), as
 /// role [`Role::File`], named after the file: `label` for a chart with one
-/// such series, `label: what` (e.g. `label: first pass`) for several.
+/// such series, `label: what` (e.g. `label: first pass`) for several or
+/// for a chart of panels.
 /// Series without a single value are left out.
 pub fn file_overlay(label: &str, spec: &ChartSpec) -> Overlay {
     let measured: Vec<&Series> = spec
@@ -23,7 +24,8 @@ pub fn file_overlay(label: &str, spec: &ChartSpec) -> Overlay {
         .filter(|s| matches!(s.role, Role::Run | Role::Reference))
         .filter(|s| s.points.iter().any(|p| p.value.is_some()))
         .collect();
-    let one = measured.len() == 1;
+    // A panel's series keep its name (`label: first pass`), whatever their number.
+    let one = measured.len() == 1 && spec.x.panels.is_empty();
     let series = measured
         .into_iter()
         .map(|s| Series {
@@ -118,9 +120,17 @@ mod tests {
         let loaded = load_file(&name, text.as_bytes(), &charts).unwrap();
         assert!(loaded.describes.starts_with("collector run "));
         let ns = &loaded.overlays["first-touch-ns-per-page"];
-        assert_eq!(ns.series.len(), 1);
-        assert_eq!(ns.series[0].name, name);
-        assert_eq!(ns.series[0].role, Role::File);
+        let names: Vec<&str> = ns.series.iter().map(|s| s.name.as_str()).collect();
+        let phase = |p: &str| format!("{name}: {p}");
+        assert_eq!(
+            names,
+            [
+                phase("allocation"),
+                phase("first pass"),
+                phase("second pass")
+            ]
+        );
+        assert!(ns.series.iter().all(|s| s.role == Role::File));
         assert!(!ns.categories.is_empty());
         let faults = &loaded.overlays["first-touch-faults"];
         assert!(faults
@@ -140,8 +150,12 @@ mod tests {
         let run = pagewalk_model::parse_run(&name, &text).unwrap();
         let mut spec = build("first-touch-ns-per-page", &[&run]).unwrap();
         replace(&mut spec, Role::File, Some(&name), ns.clone());
-        assert_eq!(spec.series.len(), 2);
-        assert_eq!(spec.series[0].points, spec.series[1].points);
+        assert_eq!(spec.series.len(), 6);
+        for i in 0..3 {
+            assert_eq!(spec.series[i].points, spec.series[i + 3].points);
+            assert_eq!(spec.panel_of(&spec.series[i + 3]), Some(i));
+            assert_eq!(spec.legend_name(&spec.series[i + 3]), name);
+        }
     }
 
     #[test]
@@ -231,6 +245,6 @@ mod tests {
             Some("other.json"),
             other.overlays[&chart].clone(),
         );
-        assert_eq!(spec.series.len(), before + 1);
+        assert_eq!(spec.series.len(), before + 3);
     }
 }

@@ -3,11 +3,13 @@
 use std::fmt::Write;
 
 use super::frame::{
-    axis_title, gridlines, mark_attrs, no_data, reference_style, text_lines, title_room, Gridlines,
+    axis_title, bar_paint, gridlines, mark_attrs, marker_paint, marker_shape, no_data, text_lines,
+    title_room, Gridlines,
 };
+use super::palette::{entries, styles};
 use super::scale::ValueScale;
 use super::text::{esc, n, text_width, wrap};
-use super::{Palette, FONT, PAD};
+use super::{Palette, FONT, NARROW, PAD};
 use crate::spec::{ChartSpec, Scale};
 
 const BAR_H: f64 = 14.0;
@@ -15,7 +17,13 @@ const GROUP_GAP: f64 = 12.0;
 /// Line height of a wrapped category label.
 const LINE_H: f64 = 13.0;
 
-/// Horizontal grouped bars; returns the SVG height.
+/// Gap between two panels of small multiples.
+const PANEL_GAP: f64 = 14.0;
+
+/// Horizontal grouped bars; returns the SVG height. With panels
+/// ([`crate::Axis::panels`]) the value axis is drawn once per panel, side
+/// by side on one scale, each legend entry's bar in the same place of its
+/// group in every panel.
 pub(super) fn bars(
     out: &mut String,
     spec: &ChartSpec,
@@ -25,15 +33,43 @@ pub(super) fn bars(
     top: f64,
 ) -> f64 {
     let ncat = spec.categories.len();
-    let nser = spec.series.len().max(1);
+    // One bar per legend entry in each group: a source's place.
+    let (slot, entries) = entries(spec);
+    let nser = entries.len().max(1);
+    let npanel = spec.x.panels.len().max(1);
     let longest = spec
         .categories
         .iter()
         .map(|c| text_width(&c.label, FONT))
         .fold(0.0, f64::max);
-    let label_w = (longest + 10.0).min(w * 0.4);
-    let left = PAD + label_w;
+    // A phone has no room for labels beside small multiples: each group's
+    // label goes on a line of its own above its bars.
+    let above = npanel > 1 && w < NARROW;
+    let label_row = if above { LINE_H + 2.0 } else { 0.0 };
+    let label_w = if above {
+        w - 2.0 * PAD
+    } else {
+        (longest + 10.0).min(w * 0.4)
+    };
+    let left = if above { PAD + 2.0 } else { PAD + label_w };
     let right = w - PAD - 16.0;
+    let panel_w = (right - left - PANEL_GAP * (npanel - 1) as f64) / npanel as f64;
+    let panel_x = |p: usize| left + (panel_w + PANEL_GAP) * p as f64;
+    // Each panel's name above it, wrapped to its width.
+    let heads: Vec<Vec<String>> = spec
+        .x
+        .panels
+        .iter()
+        .map(|p| wrap(&p.label, panel_w, FONT))
+        .collect();
+    let head_lines = heads.iter().map(Vec::len).max().unwrap_or(0);
+    let heads_at = top + 10.0;
+    let top = top
+        + if head_lines > 0 {
+            14.0 * head_lines as f64 + 6.0
+        } else {
+            0.0
+        };
     // Long category labels wrap (never cut); a band is tall enough for them.
     let cat_lines: Vec<Vec<String>> = spec
         .categories
@@ -41,14 +77,19 @@ pub(super) fn bars(
         .map(|c| wrap(&c.label, label_w - 8.0, FONT))
         .collect();
     let most_lines = cat_lines.iter().map(Vec::len).max().unwrap_or(1);
-    let mut band = (nser as f64 * BAR_H + GROUP_GAP).max(most_lines as f64 * LINE_H + 6.0);
+    let mut band = if above {
+        nser as f64 * BAR_H + GROUP_GAP + label_row * most_lines as f64
+    } else {
+        (nser as f64 * BAR_H + GROUP_GAP).max(most_lines as f64 * LINE_H + 6.0)
+    };
+    let label_row = label_row * most_lines as f64;
     let (title_at, title_room) = title_room(&spec.y.label, left, right, w);
     let title_lines = wrap(&spec.y.label, title_room, FONT).len();
     let below = 32.0 + 14.0 * title_lines as f64;
     if height > 0.0 && ncat > 0 {
         band = band.max((height - top - below - PAD) / ncat as f64);
     }
-    let bar_h = (band - GROUP_GAP) / nser as f64;
+    let bar_h = (band - GROUP_GAP - label_row) / nser as f64;
     let bottom = top + band * ncat.max(1) as f64;
     let h = if height > 0.0 {
         height.max(bottom + below + PAD)
@@ -63,24 +104,41 @@ pub(super) fn bars(
         .flat_map(|p| [p.value, p.min, p.max])
         .flatten()
         .collect();
-    let scale = ValueScale::fit(&spec.y, &values, true, left, right);
+    let scales: Vec<ValueScale> = (0..npanel)
+        .map(|p| ValueScale::fit(&spec.y, &values, true, panel_x(p), panel_x(p) + panel_w))
+        .collect();
     let dots = spec.y.scale == Scale::Log;
 
-    // Grid and value axis.
+    // Grid and value axis, once per panel.
     out.push_str("<g class=\"pw-grid\">");
-    gridlines(out, &scale, pal, Gridlines::Vertical { top, bottom });
-    let base = scale.map(scale.baseline());
-    let _ = write!(
-        out,
-        "<line x1=\"{b}\" y1=\"{}\" x2=\"{b}\" y2=\"{}\" stroke=\"{a}\"/><line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{a}\"/></g>",
-        n(top),
-        n(bottom),
-        n(left),
-        n(right),
-        b = n(base),
-        y = n(bottom),
-        a = esc(&pal.axis)
-    );
+    for scale in &scales {
+        gridlines(out, scale, pal, Gridlines::Vertical { top, bottom });
+        let base = scale.map(scale.baseline());
+        let _ = write!(
+            out,
+            "<line x1=\"{b}\" y1=\"{}\" x2=\"{b}\" y2=\"{}\" stroke=\"{a}\"/><line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{a}\"/>",
+            n(top),
+            n(bottom),
+            n(scale.px0),
+            n(scale.px1),
+            b = n(base),
+            y = n(bottom),
+            a = esc(&pal.axis)
+        );
+    }
+    out.push_str("</g>");
+    if head_lines > 0 {
+        out.push_str("<g class=\"pw-panels\">");
+        let attrs = format!(
+            " text-anchor=\"middle\" font-weight=\"600\" fill=\"{}\"",
+            esc(&pal.fg)
+        );
+        for (p, lines) in heads.iter().enumerate() {
+            let x = panel_x(p) + panel_w / 2.0;
+            out.push_str(&text_lines(x, heads_at + 4.0, 14.0, lines, &attrs));
+        }
+        out.push_str("</g>");
+    }
     axis_title(
         out,
         pal,
@@ -97,58 +155,92 @@ pub(super) fn bars(
     // Category labels, centred on their band.
     out.push_str("<g class=\"pw-categories\">");
     for (ci, lines) in cat_lines.iter().enumerate() {
-        let mid = top + band * ci as f64 + band / 2.0 + 4.0;
-        let y = mid - LINE_H * (lines.len() - 1) as f64 / 2.0;
-        let attrs = format!(" text-anchor=\"end\" fill=\"{}\"", esc(&pal.fg));
-        out.push_str(&text_lines(left - 6.0, y, LINE_H, lines, &attrs));
+        let (x, y, anchor) = if above {
+            (
+                left + 3.0,
+                top + band * ci as f64 + GROUP_GAP / 2.0 + 9.0,
+                "start",
+            )
+        } else {
+            let mid = top + band * ci as f64 + band / 2.0 + 4.0;
+            (
+                left - 6.0,
+                mid - LINE_H * (lines.len() - 1) as f64 / 2.0,
+                "end",
+            )
+        };
+        // Above the bars a label may cross a panel's axis: a halo of the
+        // background keeps it legible.
+        let halo = if above {
+            format!(
+                " stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\"",
+                esc(&pal.bg)
+            )
+        } else {
+            String::new()
+        };
+        let attrs = format!(" text-anchor=\"{anchor}\" fill=\"{}\"{halo}", esc(&pal.fg));
+        out.push_str(&text_lines(x, y, LINE_H, lines, &attrs));
     }
     out.push_str("</g>");
 
-    // Marks, whiskers and gaps.
+    // Marks, whiskers and gaps: panel by panel, group by group.
+    let styles = styles(spec);
     let mut marks = String::new();
     let mut whiskers = String::new();
-    for (ci, c) in spec.categories.iter().enumerate() {
-        for (si, s) in spec.series.iter().enumerate() {
-            let y0 = top + band * ci as f64 + GROUP_GAP / 2.0 + bar_h * si as f64;
-            let colour = pal.series_colour(si);
-            let p = s.at(&c.key);
-            // A gap draws nothing: it is said once, in the series' legend entry.
-            if let Some((p, v)) =
-                p.and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v)))
-            {
+    for (pi, scale) in scales.iter().enumerate() {
+        for (ci, c) in spec.categories.iter().enumerate() {
+            for (si, s) in spec.series.iter().enumerate() {
+                if spec.panel_of(s) != Some(pi) {
+                    continue;
+                }
+                let y0 =
+                    top + band * ci as f64 + GROUP_GAP / 2.0 + label_row + bar_h * slot[si] as f64;
+                // A gap draws nothing: it is said once, in the legend.
+                let Some((p, v)) = s
+                    .at(&c.key)
+                    .and_then(|p| p.value.filter(|v| scale.places(*v)).map(|v| (p, v)))
+                else {
+                    continue;
+                };
                 let (a, b) = (scale.map(scale.baseline()), scale.map(v));
                 let attrs = mark_attrs(&spec.y, s, &c.key, &c.label, p);
-                let style = reference_style(s.role, colour);
                 let yc = y0 + bar_h / 2.0;
                 // On a log axis a bar's length would be measured from
                 // an arbitrary floor: a dot says the value.
-                let shape = if dots {
-                    let r = n((bar_h / 2.0 - 1.0).clamp(2.5, 5.0));
-                    format!("circle cx=\"{}\" cy=\"{}\" r=\"{r}\"", n(b), n(yc))
+                if dots {
+                    let r = (bar_h / 2.0 - 1.0).clamp(2.5, 5.0);
+                    let _ = write!(
+                        marks,
+                        "<{}{}{attrs}/>",
+                        marker_shape(styles[si].shape, b, yc, r),
+                        marker_paint(styles[si], pal)
+                    );
                 } else {
                     let (x, bw) = (a.min(b), (a - b).abs().max(1.0));
-                    format!(
-                        "rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"",
+                    let _ = write!(
+                        marks,
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"{}{attrs}/>",
                         n(x),
-                        n(y0 + 1.0),
+                        n(y0 + 1.5),
                         n(bw),
-                        n(bar_h - 2.0)
-                    )
-                };
-                let _ = write!(marks, "<{shape} fill=\"{}\"{style}{attrs}/>", esc(colour));
+                        n(bar_h - 3.0),
+                        bar_paint(styles[si], pal)
+                    );
+                }
                 // A zero is a measured value, not a missing one.
                 if v == 0.0 {
                     let _ = write!(
-                            marks,
-                            "<text class=\"pw-zero\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" aria-hidden=\"true\">0</text>",
-                            n(a + 4.0),
-                            n(yc + 3.5),
-                            esc(&pal.fg)
-                        );
+                        marks,
+                        "<text class=\"pw-zero\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" aria-hidden=\"true\">0</text>",
+                        n(a + 4.0),
+                        n(yc + 3.5),
+                        esc(&pal.fg)
+                    );
                 }
                 if let (Some(lo), Some(hi)) = (p.min, p.max) {
                     if lo != hi && scale.places(lo) && scale.places(hi) {
-                        let (x1, x2, yc) = (scale.map(lo), scale.map(hi), y0 + bar_h / 2.0);
+                        let (x1, x2) = (scale.map(lo), scale.map(hi));
                         let cap = (bar_h / 2.0 - 2.0).max(2.0);
                         let _ = write!(
                             whiskers,

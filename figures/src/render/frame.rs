@@ -3,10 +3,11 @@
 
 use std::fmt::Write;
 
+use super::palette::{entries, styles, Style, SHAPES};
 use super::scale::ValueScale;
 use super::text::{esc, exact, mark_label_named, n, text_width, wrap};
 use super::{Palette, FONT, PAD};
-use crate::spec::{Axis, ChartSpec, MarkerKind, Point, Role, Series};
+use crate::spec::{Axis, ChartKind, ChartSpec, MarkerKind, Point, Series};
 
 /// Text of one or more lines (`<tspan>`s sharing `x`, `line_h` apart), so
 /// a wrapped title or label stays one element for readers and search.
@@ -46,9 +47,12 @@ pub(super) fn title(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -
     PAD + 15.0 + 19.0 * (lines.len() - 1) as f64 + 10.0
 }
 
-/// The legend, starting at `y`; returns the y below it. Items flow in
-/// rows; a name too long for the chart's width wraps. After the series
-/// comes the key to the markers' line styles, once per kind drawn.
+/// The legend, starting at `y`; returns the y below it. One item per
+/// legend entry ([`entries`]: a source drawn in several panels is one), in
+/// its hue and shape, its gaps said once (`R2 (n/a for 3 of 9: not
+/// published)`) rather than an "n/a" at every empty place; items flow in
+/// rows and a name too long for the chart's width wraps. After the series comes the
+/// key to the markers' line styles, once per kind drawn.
 pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, y: f64) -> f64 {
     let mut flow = Flow {
         x: PAD,
@@ -57,8 +61,38 @@ pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, 
         w,
     };
     out.push_str("<g class=\"pw-legend\">");
-    for (i, s) in spec.series.iter().enumerate() {
-        flow.item(out, pal, &with_gaps(s), Swatch::Series(i, s.role));
+    let styles = styles(spec);
+    let (of, first) = entries(spec);
+    for (e, &i) in first.iter().enumerate() {
+        // The entry's gaps, said once: how many, and why when one reason
+        // holds for all.
+        let (mut total, mut gaps, mut reason) = (0, 0, None);
+        let mut one_reason = true;
+        for (s, _) in spec.series.iter().zip(&of).filter(|(_, &o)| o == e) {
+            total += s.points.len();
+            for p in s.points.iter().filter(|p| p.value.is_none()) {
+                gaps += 1;
+                match reason {
+                    None => reason = Some(&p.note),
+                    Some(r) => one_reason &= r == &p.note,
+                }
+            }
+        }
+        let mut name = spec.legend_name(&spec.series[i]).to_string();
+        if gaps > 0 {
+            let _ = write!(name, " (n/a for {gaps} of {total}");
+            if let (true, Some(Some(r))) = (one_reason, reason) {
+                name.push_str(": ");
+                name.push_str(r);
+            }
+            name.push(')');
+        }
+        flow.item(
+            out,
+            pal,
+            &name,
+            Swatch::Series(styles[i], spec.kind == ChartKind::Lines),
+        );
     }
     for (kind, text) in [
         (MarkerKind::Cache, "cache size"),
@@ -83,8 +117,8 @@ struct Flow {
 
 /// What stands before a legend item's name.
 enum Swatch {
-    /// Series `i`'s colour, drawn as its role is.
-    Series(usize, Role),
+    /// A legend entry's style, as a line's marker (`true`) or a bar.
+    Series(Style, bool),
     /// A piece of a marker kind's line.
     Marker(MarkerKind),
 }
@@ -105,17 +139,19 @@ impl Flow {
         }
         self.row_h = f64::max(self.row_h, 4.0 + 14.0 * lines.len() as f64);
         let _ = match swatch {
-            Swatch::Series(i, role) => {
-                let colour = pal.series_colour(i);
-                write!(
-                    out,
-                    "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\"{}/>",
-                    n(self.x),
-                    n(self.row + 4.0),
-                    esc(colour),
-                    reference_style(role, colour),
-                )
-            }
+            Swatch::Series(style, true) => write!(
+                out,
+                "<{}{}/>",
+                marker_shape(style.shape, self.x + 6.0, self.row + 9.5, 4.5),
+                marker_paint(style, pal)
+            ),
+            Swatch::Series(style, false) => write!(
+                out,
+                "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\"{}/>",
+                n(self.x + 0.5),
+                n(self.row + 4.5),
+                bar_paint(style, pal)
+            ),
             Swatch::Marker(kind) => {
                 let (dash, colour) = super::lines::marker_style(kind, pal);
                 write!(
@@ -139,31 +175,85 @@ impl Flow {
     }
 }
 
-/// A series' legend name, with its gaps said once (`R2 (n/a for 3 of 9:
-/// not published)`) rather than an "n/a" at every empty place.
-fn with_gaps(s: &Series) -> String {
-    let mut gaps = s.points.iter().filter(|p| p.value.is_none());
-    let Some(first) = gaps.next() else {
-        return s.name.clone();
+/// The corners of the markers after the circle, in tenths of the half
+/// size around (0, 0): square, triangle, diamond, triangle pointing down,
+/// plus.
+const POLYGONS: [&[(i8, i8)]; 5] = [
+    &[(-9, -9), (9, -9), (9, 9), (-9, 9)],
+    &[(0, -12), (11, 8), (-11, 8)],
+    &[(0, -12), (12, 0), (0, 12), (-12, 0)],
+    &[(0, 12), (11, -8), (-11, -8)],
+    &[
+        (-4, -11),
+        (4, -11),
+        (4, -4),
+        (11, -4),
+        (11, 4),
+        (4, 4),
+        (4, 11),
+        (-4, 11),
+        (-4, 4),
+        (-11, 4),
+        (-11, -4),
+        (-4, -4),
+    ],
+];
+
+/// The head of a line chart's marker of `shape` centred on (`x`, `y`)
+/// (`r` its half size): a circle, then the [`POLYGONS`].
+pub(super) fn marker_shape(shape: u8, x: f64, y: f64, r: f64) -> String {
+    let Some(corners) = (shape % SHAPES)
+        .checked_sub(1)
+        .and_then(|i| POLYGONS.get(usize::from(i)))
+    else {
+        return format!("circle cx=\"{}\" cy=\"{}\" r=\"{}\"", n(x), n(y), n(r));
     };
-    let count = 1 + gaps.clone().count();
-    let reason = match &first.note {
-        Some(r) if gaps.all(|g| g.note.as_ref() == Some(r)) => format!(": {r}"),
-        _ => String::new(),
-    };
-    format!("{} (n/a for {count} of {}{reason})", s.name, s.points.len())
+    let mut d = String::from("path d=\"");
+    for (i, (dx, dy)) in corners.iter().enumerate() {
+        d.push(if i == 0 { 'M' } else { 'L' });
+        d.push_str(&n(x + f64::from(*dx) * r / 10.0));
+        d.push(' ');
+        d.push_str(&n(y + f64::from(*dy) * r / 10.0));
+    }
+    d.push_str("Z\"");
+    d
 }
 
-/// Published figures are drawn hatched-looking (lighter fill, solid edge)
-/// so they never read as the reader's own numbers.
-pub(super) fn reference_style(role: Role, colour: &str) -> String {
-    match role {
-        Role::Reference => format!(
-            " fill-opacity=\"0.45\" stroke=\"{}\" stroke-width=\"1.5\"",
-            esc(colour)
-        ),
-        _ => String::new(),
-    }
+/// A marker's paint: filled in its hue, with a thin ring of the background
+/// so that markers on top of each other stay apart.
+pub(super) fn marker_paint(style: Style, pal: &Palette) -> String {
+    format!(
+        " fill=\"{}\" stroke=\"{}\" stroke-width=\"0.75\"",
+        esc(pal.colour(style.hue)),
+        esc(&pal.bg)
+    )
+}
+
+/// A bar's paint for its shape: solid; light with a solid edge (a
+/// published reference); an outline; a dashed outline; light with a dashed
+/// edge; a dotted outline.
+pub(super) fn bar_paint(style: Style, pal: &Palette) -> String {
+    const EDGES: [&str; 6] = [
+        "",
+        " fill-opacity=\"0.45\" stroke-width=\"1.5\"",
+        " stroke-width=\"2\"",
+        " stroke-width=\"2\" stroke-dasharray=\"3 2\"",
+        " fill-opacity=\"0.45\" stroke-width=\"1.5\" stroke-dasharray=\"3 2\"",
+        " stroke-width=\"2\" stroke-dasharray=\"1 2\"",
+    ];
+    let shape = usize::from(style.shape % SHAPES);
+    let c = esc(pal.colour(style.hue));
+    let fill = if matches!(shape, 2 | 3 | 5) {
+        esc(&pal.bg)
+    } else {
+        c.clone()
+    };
+    let stroke = if shape == 0 {
+        String::new()
+    } else {
+        format!(" stroke=\"{c}\"")
+    };
+    format!(" fill=\"{fill}\"{stroke}{}", EDGES[shape])
 }
 
 pub(super) fn mark_attrs(

@@ -2,7 +2,11 @@
 
 use std::fmt::Write;
 
-use super::frame::{axis_title, gridlines, mark_attrs, no_data, text_lines, title_room, Gridlines};
+use super::frame::{
+    axis_title, gridlines, mark_attrs, marker_paint, marker_shape, no_data, text_lines, title_room,
+    Gridlines,
+};
+use super::palette::styles;
 use super::scale::{clamp, ValueScale};
 use super::text::{esc, exact, n, text_width, with_unit, wrap};
 use super::{Palette, FONT, NARROW, PAD};
@@ -248,8 +252,10 @@ pub(super) fn lines(
     draw_markers(out, &placed, &spec.x.unit, pal, band_bottom, (top, bottom));
 
     out.push_str("<g class=\"pw-marks\">");
-    for (si, s) in spec.series.iter().enumerate() {
-        let colour = esc(pal.series_colour(si));
+    let styles = styles(spec);
+    for (s, &style) in spec.series.iter().zip(&styles) {
+        let colour = esc(pal.colour(style.hue));
+        let paint = marker_paint(style, pal);
         let dash = if s.role == Role::Reference {
             " stroke-dasharray=\"5 3\""
         } else {
@@ -273,7 +279,8 @@ pub(super) fn lines(
                     let where_ = format!("{} {}", spec.x.label, with_unit(x, &spec.x.unit));
                     let _ = write!(
                         marks,
-                        "<circle cx=\"{px}\" cy=\"{py}\" r=\"4\" fill=\"{colour}\"{}/>",
+                        "<{}{paint}{}/>",
+                        marker_shape(style.shape, xs_scale.map(x), ys_scale.map(v), 4.0),
                         mark_attrs(&spec.y, s, &key, &where_, p)
                     );
                 }

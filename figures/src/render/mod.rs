@@ -41,7 +41,7 @@ use std::fmt::Write;
 
 use crate::spec::{ChartKind, ChartSpec};
 
-pub use palette::Palette;
+pub use palette::{styles, Hue, Palette, Style, SHAPES};
 pub use scale::{
     byte_label, byte_ticks, linear_ticks, log_ticks, nice_step, tick_label, ValueScale,
 };

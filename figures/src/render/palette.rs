@@ -1,19 +1,59 @@
-//! The colours a chart is drawn with.
+//! The colours and shapes a chart is drawn with.
+//!
+//! A series is told apart by a hue *and* a shape, never by hue alone:
+//! six hues for the book's own series (the run, the published
+//! references), one hue kept for what this browser measured and one for
+//! the files a reader drops, and in each hue four shapes (a line chart's
+//! marker, a bar's fill). [`styles`] gives every legend entry of a chart
+//! its own pair; `figures/tests/palette.rs` holds each hue to 3:1 against
+//! the background of all five mdBook themes and every chart of the example
+//! run, the lab and dropped files to distinct pairs.
+
+use crate::spec::{ChartSpec, Role};
 
 /// Colours a chart is drawn with. In the page they come from the theme's
-/// CSS custom properties (`--pw-series-1` .. `--pw-series-6`, `--pw-axis`,
-/// `--pw-grid`, `--fg`, `--bg`).
+/// CSS custom properties (`--pw-series-1` .. `--pw-series-6`,
+/// `--pw-browser`, `--pw-file`, `--pw-axis`, `--pw-grid`, `--fg`, `--bg`,
+/// in `theme/pagewalk.css`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Palette {
+    /// The hues of the run's and the references' series, in order.
     pub series: Vec<String>,
+    /// The hue of this browser's own results (the lab), and no one else's.
+    pub browser: String,
+    /// The hue of the run files a reader drops on the page.
+    pub file: String,
     pub axis: String,
     pub grid: String,
     pub fg: String,
     pub bg: String,
 }
 
+/// How many shapes each hue comes in: a chart tells apart six of this
+/// browser's entries and six dropped files' (two files of three series).
+pub const SHAPES: u8 = 6;
+
+/// A legend entry's look: its hue and its shape in that hue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Style {
+    pub hue: Hue,
+    /// `0..SHAPES`: a line's marker (circle, square, triangle, diamond,
+    /// triangle down, plus); a bar's fill (solid, light with an edge,
+    /// outline, dashed outline, light with a dashed edge, dotted outline).
+    pub shape: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Hue {
+    /// [`Palette::series`]`[i]`.
+    Series(usize),
+    Browser,
+    File,
+}
+
 impl Palette {
-    /// The static fallback's palette: mdBook's light theme.
+    /// The static fallback's palette: mdBook's light theme (the `:root`
+    /// block of `theme/pagewalk.css`, which a test holds it to).
     pub fn light() -> Palette {
         Palette {
             series: [
@@ -21,6 +61,8 @@ impl Palette {
             ]
             .map(String::from)
             .to_vec(),
+            browser: "#b8196b".to_string(),
+            file: "#5b6b00".to_string(),
             axis: "#5c5c5c".to_string(),
             grid: "#e3e3e3".to_string(),
             fg: "#1a1a1a".to_string(),
@@ -28,11 +70,61 @@ impl Palette {
         }
     }
 
-    pub fn series_colour(&self, i: usize) -> &str {
-        if self.series.is_empty() {
-            &self.fg
-        } else {
-            &self.series[i % self.series.len()]
+    pub fn colour(&self, hue: Hue) -> &str {
+        match hue {
+            Hue::Series(i) if !self.series.is_empty() => &self.series[i % self.series.len()],
+            Hue::Series(_) => &self.fg,
+            Hue::Browser => &self.browser,
+            Hue::File => &self.file,
         }
     }
+}
+
+/// The legend entry of each of `spec`'s series, numbered in order of first
+/// appearance: a source drawn in several panels is one entry
+/// ([`ChartSpec::legend_name`]). Returns the entries' first series too.
+pub fn entries(spec: &ChartSpec) -> (Vec<usize>, Vec<usize>) {
+    let mut first: Vec<usize> = Vec::new();
+    let mut of = Vec::new();
+    for (i, s) in spec.series.iter().enumerate() {
+        let name = spec.legend_name(s);
+        let mut e = 0;
+        while e < first.len() && spec.legend_name(&spec.series[first[e]]) != name {
+            e += 1;
+        }
+        if e == first.len() {
+            first.push(i);
+        }
+        of.push(e);
+    }
+    (of, first)
+}
+
+/// The style of each of `spec`'s series (series of one legend entry share
+/// one). The run's and the references' entries take the series hues in
+/// turn, a reference in the shape after a run's (a lighter bar, a dashed
+/// line), and after six hues the next shapes; this browser's entries and
+/// the dropped files' take their own hue, one shape after another.
+pub fn styles(spec: &ChartSpec) -> Vec<Style> {
+    let (of, first) = entries(spec);
+    let (mut own, mut browser, mut file) = (0u8, 0u8, 0u8);
+    let mut style = Vec::new();
+    for &i in &first {
+        let role = spec.series[i].role;
+        let (hue, n) = match role {
+            Role::Browser => (Hue::Browser, &mut browser),
+            Role::File => (Hue::File, &mut file),
+            Role::Run | Role::Reference => (Hue::Series(usize::from(own % 6)), &mut own),
+        };
+        let shape = match hue {
+            Hue::Series(_) => *n / 6 * 2 + u8::from(role == Role::Reference),
+            _ => *n,
+        };
+        *n += 1;
+        style.push(Style {
+            hue,
+            shape: shape % SHAPES,
+        });
+    }
+    of.into_iter().map(|e| style[e]).collect()
 }

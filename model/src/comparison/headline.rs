@@ -120,6 +120,24 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     }
                 }
             }
+            Results::Walk(r) => {
+                for p in r.points.iter().filter(|p| p.skipped.is_none()) {
+                    if let Some(s) = &p.ns_per_load {
+                        let name = format!("{}, stride {}", p.regime.label(), size(p.stride_bytes));
+                        let cond = format!("{} pages, random order", p.pages);
+                        add.summary(name, None, "ns/load", &cond, s);
+                    }
+                }
+            }
+            Results::Mlp(r) => {
+                for region in r.regions.iter().filter(|g| g.skipped.is_none()) {
+                    let cond = format!("{}, stride {}", size(region.bytes), size(r.stride_bytes));
+                    for (_, p) in ends(&region.points) {
+                        let name = format!("{}, {} chains", region.region.label(), p.chains);
+                        add.summary(name, None, "ns/load", &cond, &p.ns_per_load);
+                    }
+                }
+            }
             Results::Noise(r) => {
                 let cond = r
                     .rounds

@@ -19,7 +19,7 @@ type Field = (&'static str, fn(&RunFile) -> Option<String>);
 
 /// The settings that change what a figure measures, as text. `None` is shown
 /// as `unknown` (reference files describe their machine only in prose).
-const FIELDS: [Field; 12] = [
+const FIELDS: [Field; 13] = [
     ("CPU", |r| Some(r.machine.as_ref()?.cpu.model_name.clone())),
     ("logical CPUs", |r| {
         Some(r.machine.as_ref()?.cpu.logical_cpus.to_string())
@@ -51,6 +51,12 @@ const FIELDS: [Field; 12] = [
     ("interrupted", |r| match &r.provenance {
         Provenance::Collector { interrupted, .. } => Some(yes_no(*interrupted)),
         Provenance::Reference { .. } => None,
+    }),
+    // What else ran while it measured, over all its experiments: a run
+    // on a shared host can be several times slower for this alone.
+    ("machine busy while measuring", |r| {
+        let all = r.experiments.iter().filter_map(|e| e.background.as_ref());
+        Some(crate::background::Background::combined(all)?.summary())
     }),
     ("collector", |r| match &r.provenance {
         Provenance::Collector {

@@ -13,6 +13,7 @@ mod alloc;
 mod first_touch;
 mod inspect;
 mod latency;
+mod mlp;
 mod noise;
 mod numa;
 mod rows;
@@ -24,6 +25,7 @@ mod thp;
 mod tlb_reach;
 mod translation;
 pub mod verdict;
+mod walk;
 
 use pagewalk_model::{Kind, MachineContext, Provenance, RunFile, UtcTime};
 use schemars::JsonSchema;
@@ -62,6 +64,10 @@ pub struct Whose {
     pub tlb: Option<RunInfo>,
     /// The run behind `thp`.
     pub thp: Option<RunInfo>,
+    /// The run behind `walk`.
+    pub walk: Option<RunInfo>,
+    /// The run behind `mlp`.
+    pub mlp: Option<RunInfo>,
     /// The run behind `tail`.
     pub tail: Option<RunInfo>,
     /// The run behind `alloc`.
@@ -84,18 +90,22 @@ impl Whose {
             let Some(s) = data.sources.get(kind.name()) else {
                 continue;
             };
-            let info = Some(RunInfo::new(
+            let mut info = RunInfo::new(
                 s.run_id.clone(),
                 s.started,
                 s.quick,
                 s.machine.as_ref(),
                 data.own && !s.example,
-            ));
+            );
+            info.background = s.background.as_ref().map(background);
+            let info = Some(info);
             match kind {
                 Kind::FirstTouch => w.ft = info,
                 Kind::Staircase => w.stair = info,
                 Kind::TlbReach => w.tlb = info,
                 Kind::Thp => w.thp = info,
+                Kind::Walk => w.walk = info,
+                Kind::Mlp => w.mlp = info,
                 Kind::Tail => w.tail = info,
                 Kind::Alloc => w.alloc = info,
                 Kind::Syscall => w.syscall = info,
@@ -122,6 +132,10 @@ pub struct Views {
     pub tlb: Option<tlb_reach::TlbReach>,
     /// Experiment `thp`: 4 KiB against huge pages at large sizes, and what the kernel granted.
     pub thp: Option<thp::Thp>,
+    /// Experiment `walk`: one load per page at strides that spread the walk's entries out, 4 KiB and huge pages.
+    pub walk: Option<walk::Walk>,
+    /// Experiment `mlp`: k independent chains in one thread, how many misses overlap on 4 KiB pages, huge pages and inside the TLB's reach.
+    pub mlp: Option<mlp::Mlp>,
     /// Experiment `tail`: per-iteration latency as written and pre-faulted.
     pub tail: Option<tail::Tail>,
     /// Experiment `alloc`: malloc + free on each allocator path.
@@ -146,6 +160,8 @@ impl Views {
             Kind::Staircase => self.stair = staircase::view(file),
             Kind::TlbReach => self.tlb = tlb_reach::view(file),
             Kind::Thp => self.thp = thp::view(file),
+            Kind::Walk => self.walk = walk::view(file),
+            Kind::Mlp => self.mlp = mlp::view(file),
             Kind::Tail => self.tail = tail::view(file),
             Kind::Alloc => self.alloc = alloc::view(file),
             Kind::Syscall => self.syscall = syscall::view(file),
@@ -174,6 +190,10 @@ pub struct RunInfo {
     pub quick: bool,
     /// The machine it ran on; null when the file does not say.
     pub machine: Option<Machine>,
+    /// What else the machine did while this view's experiment ran; null
+    /// for the newest run as a whole, for references and for files before
+    /// schema 4.
+    pub background: Option<BackgroundView>,
 }
 
 /// The machine a run was made on.
@@ -204,6 +224,35 @@ pub struct Machine {
     pub mthp_sizes: Option<usize>,
     /// `khugepaged/max_ptes_none` (511 by default).
     pub max_ptes_none: Option<u64>,
+}
+
+/// How busy the machine was while one experiment ran.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct BackgroundView {
+    /// Steal time: the share of the CPUs' time the hypervisor gave to others (0 to 1).
+    pub steal: f64,
+    /// Runnable tasks besides the collector, on average; null when unreadable.
+    pub other_runnable: Option<f64>,
+    /// CPUs other processes kept busy on average; null when unreadable.
+    pub others_cpus: Option<f64>,
+    /// The busiest other process and its CPU seconds (`cc1: 1.9 s`); null when none was seen.
+    pub busiest: Option<String>,
+    /// The line a reader sees: `12% steal, 1.4 other runnable tasks, other processes 0.8 CPUs`.
+    pub summary: String,
+}
+
+fn background(b: &pagewalk_model::Background) -> BackgroundView {
+    let others = b.others_cpus();
+    BackgroundView {
+        steal: b.steal_fraction,
+        other_runnable: b.other_runnable,
+        others_cpus: others,
+        busiest: b
+            .busiest
+            .first()
+            .map(|p| format!("{}: {:.1} s", p.command, p.cpu_s)),
+        summary: b.summary(),
+    }
 }
 
 /// A multi-size THP size in use.
@@ -297,6 +346,7 @@ impl RunInfo {
             date: started.map(|t| t.date()).unwrap_or_default(),
             quick,
             machine: machine.map(self::machine),
+            background: None,
         }
     }
 }

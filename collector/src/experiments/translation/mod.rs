@@ -15,10 +15,12 @@ mod chase;
 mod checks;
 pub(crate) mod geometry;
 pub(crate) mod hugetlb;
+pub mod mlp;
 mod region;
 pub mod staircase;
 pub mod thp;
 pub mod tlb_reach;
+pub mod walk;
 
 use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{Curve, Regime, ThpSettings};

@@ -189,7 +189,11 @@ fn shootdowns_on_the_process_cpus() {
         .find(|v| v.symptom == Symptom::Shootdowns)
         .unwrap();
     assert_eq!(v.verdict, Presence::Present);
-    assert!(v.reason.contains("2400 TLB shootdowns/s on CPU 1"), "{}", v.reason);
+    assert!(
+        v.reason.contains("2400 TLB shootdowns/s on CPU 1"),
+        "{}",
+        v.reason
+    );
     r.tlb_shootdowns_per_s = BTreeMap::from([(0, 12.0), (1, 40.0)]);
     assert_eq!(of(&r, &extra(), Symptom::Shootdowns), Presence::Absent);
 }

@@ -139,6 +139,7 @@ pub fn run() -> RunFile {
         reason: None,
         duration_s: Some(1.0),
         checks: vec![],
+        background: None,
         results: Some(results),
     };
     RunFile {

@@ -54,10 +54,12 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     ChartSpec {
         id: "staircase".into(),
         title: "Latency staircase: ns per load by region size".into(),
-        description: format!(
+        description: crate::builders::bars::words(|| {
+            format!(
             "dependent pointer chase, ns per load against region size on log-log axes, with 4 KiB and huge pages, {}",
             source_names(&sources(run, reference))
-        ),
+        )
+        }),
         kind: ChartKind::Lines,
         x: Axis::log("region size", "bytes").with_markers(markers),
         y: Axis::log(NS_AXIS, NS_UNIT),

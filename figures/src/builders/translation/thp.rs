@@ -69,10 +69,12 @@ pub fn thp(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     ChartSpec {
         id: "thp".into(),
         title: "Huge pages: ns per load, 4 KiB vs huge pages".into(),
-        description: format!(
+        description: crate::builders::bars::words(|| {
+            format!(
             "dependent pointer chase at each region size on 4 KiB and on huge pages, with the share actually backed by huge pages, {}",
             source_names(&sources)
-        ),
+        )
+        }),
         kind: ChartKind::Bars,
         x: Axis::linear("region size", ""),
         y: Axis::linear(NS_AXIS, NS_UNIT),

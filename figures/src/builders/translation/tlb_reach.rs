@@ -41,10 +41,12 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
     ChartSpec {
         id: "tlb-reach".into(),
         title: "TLB reach: ns per load by pages touched".into(),
-        description: format!(
+        description: crate::builders::bars::words(|| {
+            format!(
             "one cache line per 4 KiB page, ns per load against the number of pages on log-log axes, with 4 KiB and huge pages, {}",
             series_name(run)
-        ),
+        )
+        }),
         kind: ChartKind::Lines,
         x: Axis::log("pages touched (one 64-byte line each)", "pages").with_markers(markers),
         y: Axis::log(NS_AXIS, NS_UNIT),

@@ -13,11 +13,13 @@
 
 pub mod first_touch;
 pub mod hot_path;
+pub mod mlp;
 pub mod shootdown;
 #[cfg(test)]
 mod tests;
 pub mod thp;
 pub mod translation;
+pub mod walk;
 
 use super::Views;
 
@@ -342,6 +344,12 @@ pub fn add(views: &mut Views) {
     if let Some(tlb) = views.tlb.as_mut() {
         translation::steps(&mut tlb.steps, &mut tlb.step_counts);
         translation::tlb_reach(tlb, floor);
+    }
+    if let Some(w) = views.walk.as_mut() {
+        walk::add(w, floor);
+    }
+    if let Some(m) = views.mlp.as_mut() {
+        mlp::add(m, floor);
     }
     if let Some(thp) = views.thp.as_mut() {
         thp.cross_check = thp::cross_check(views.stair.as_ref(), thp);

@@ -1,0 +1,185 @@
+//! `mlp`: how many misses one thread overlaps, `k` independent chains at a
+//! time, over a region beyond the TLB's reach on 4 KiB and on huge pages,
+//! and over a control region inside it.
+
+use pagewalk_model::{MlpRegion, MlpRegionResult, MlpResults, RunFile};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::translation::{size, Record};
+use super::verdict::mlp::MlpVerdict;
+
+/// The memory-level-parallelism view.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Mlp {
+    /// Skip reason, duration and checks.
+    #[serde(flatten)]
+    pub record: Record,
+    /// Timed samples per chain count.
+    pub repetitions: Option<u32>,
+    /// True when `repetitions` is more than one.
+    pub repeated: Option<bool>,
+    /// The chain counts, in order (1 first).
+    pub chains: Vec<u32>,
+    /// The largest chain count.
+    pub max_chains: Option<u32>,
+    /// The large region (4 KiB and huge pages), as text.
+    pub size: Option<String>,
+    /// The control region, as text.
+    pub control_size: Option<String>,
+    /// The last-level cache, as text (sysfs).
+    pub llc: Option<String>,
+    /// The L2 TLB's 4 KiB reach, as text (CPUID).
+    pub l2_tlb_reach: Option<String>,
+    /// The three regions (KEY: `small`, `huge`, `control`).
+    pub regions: Regions,
+    /// One row per chain count: `{chains, small, huge, control}`, each a point or null.
+    pub rows: Vec<Row>,
+    /// Verdicts (below).
+    pub verdict: Option<MlpVerdict>,
+}
+
+/// The regions.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Regions {
+    /// 4 KiB pages, beyond the L2 TLB's reach and the last-level cache.
+    pub small: Option<Region>,
+    /// The same region on huge pages.
+    pub huge: Option<Region>,
+    /// 4 KiB pages inside the L2 TLB's reach.
+    pub control: Option<Region>,
+}
+
+/// One region.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Region {
+    /// How charts and tables name it.
+    pub label: &'static str,
+    /// Its size, as text.
+    pub size: String,
+    /// What it is, in the collector's words (the control: inside which levels).
+    pub note: Option<String>,
+    /// Why it did not run; then the points are null.
+    pub skipped: Option<String>,
+    /// Percent of it on huge pages (`AnonHugePages`).
+    pub huge_percent: Option<f64>,
+    /// One chain.
+    pub one: Option<Point>,
+    /// The largest chain count.
+    pub top: Option<Point>,
+    /// The chain count with the highest parallelism.
+    pub best: Option<Point>,
+}
+
+/// One chain count over one region.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Point {
+    /// Chains in flight.
+    pub chains: u32,
+    /// Median ns per load (elapsed / (steps × chains)).
+    pub ns: f64,
+    /// Fastest repetition.
+    pub ns_min: f64,
+    /// Slowest repetition.
+    pub ns_max: f64,
+    /// `t(1) / t(k)`: loads overlapped, from the medians.
+    pub parallelism: Option<f64>,
+    /// Its lowest reading: one chain's fastest repetition against this count's slowest.
+    pub parallelism_min: Option<f64>,
+    /// Its highest: one chain's slowest against this count's fastest.
+    pub parallelism_max: Option<f64>,
+}
+
+/// A table row.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Row {
+    /// Chains in flight.
+    pub chains: u32,
+    /// 4 KiB pages beyond reach.
+    pub small: Option<Point>,
+    /// Huge pages.
+    pub huge: Option<Point>,
+    /// The control.
+    pub control: Option<Point>,
+}
+
+pub fn view(file: &RunFile) -> Option<Mlp> {
+    let record = file.experiment(pagewalk_model::mlp::EXPERIMENT)?;
+    let rec = Record::of(record);
+    let Some(m) = file.mlp().filter(|_| rec.skipped.is_none()) else {
+        return Some(Mlp {
+            record: rec,
+            ..Mlp::default()
+        });
+    };
+    let region = |r: MlpRegion| m.region(r).map(|g| region(m, g));
+    let row = |k: u32, r: MlpRegion| m.region(r).and_then(|g| point(g, k));
+    Some(Mlp {
+        record: rec,
+        repetitions: Some(m.repetitions),
+        repeated: Some(m.repetitions > 1),
+        chains: m.chains.clone(),
+        max_chains: m.chains.iter().copied().max(),
+        size: m.region(MlpRegion::Small).map(|g| size(g.bytes)),
+        control_size: m.region(MlpRegion::Control).map(|g| size(g.bytes)),
+        llc: m.llc_bytes.map(size),
+        l2_tlb_reach: m.l2_tlb_reach_bytes.map(size),
+        regions: Regions {
+            small: region(MlpRegion::Small),
+            huge: region(MlpRegion::Huge),
+            control: region(MlpRegion::Control),
+        },
+        rows: m
+            .chains
+            .iter()
+            .map(|&k| Row {
+                chains: k,
+                small: row(k, MlpRegion::Small),
+                huge: row(k, MlpRegion::Huge),
+                control: row(k, MlpRegion::Control),
+            })
+            .collect(),
+        verdict: None,
+    })
+}
+
+fn region(m: &MlpResults, g: &MlpRegionResult) -> Region {
+    let points: Vec<Point> = m.chains.iter().filter_map(|&k| point(g, k)).collect();
+    // The fewest chains that reached the highest overlap.
+    let best = points
+        .iter()
+        .filter(|p| p.parallelism.is_some())
+        .fold(None::<&Point>, |best, p| match best {
+            Some(b) if b.parallelism >= p.parallelism => Some(b),
+            _ => Some(p),
+        })
+        .cloned();
+    Region {
+        label: g.region.label(),
+        size: size(g.bytes),
+        note: g.note.clone(),
+        skipped: g.skipped.clone(),
+        huge_percent: g.huge_fraction.map(|f| f * 100.0),
+        one: points.iter().find(|p| p.chains == 1).cloned(),
+        top: m.chains.iter().max().and_then(|&k| point(g, k)),
+        best,
+    }
+}
+
+fn point(g: &MlpRegionResult, k: u32) -> Option<Point> {
+    let p = g.point(k)?;
+    let s = &p.ns_per_load;
+    if s.n == 0 || s.median <= 0.0 {
+        return None;
+    }
+    let one = g.point(1).map(|o| &o.ns_per_load).filter(|o| o.n > 0);
+    Some(Point {
+        chains: k,
+        ns: s.median,
+        ns_min: s.min,
+        ns_max: s.max,
+        parallelism: one.map(|o| o.median / s.median),
+        parallelism_min: one.filter(|_| s.max > 0.0).map(|o| o.min / s.max),
+        parallelism_max: one.filter(|_| s.min > 0.0).map(|o| o.max / s.min),
+    })
+}

@@ -1,0 +1,184 @@
+//! `walk`: one load per page at strides that spread the walk's entries out
+//! level by level, on 4 KiB pages and on huge pages.
+
+use pagewalk_model::{Regime, RunFile, WalkPoint, WalkResults};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::translation::{size, Record};
+use super::verdict::walk::WalkVerdict;
+
+const KIB: u64 = 1024;
+const STRIDES: [u64; 4] = [4 * KIB, 32 * KIB, 2 << 20, 1 << 30];
+
+/// The walk view.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Walk {
+    /// Skip reason, duration and checks.
+    #[serde(flatten)]
+    pub record: Record,
+    /// Timed samples per point.
+    pub repetitions: Option<u32>,
+    /// True when `repetitions` is more than one.
+    pub repeated: Option<bool>,
+    /// Pages visited at each 4 KiB-page stride.
+    pub pages: Option<u64>,
+    /// Huge pages visited at the 2 MiB and 1 GiB huge-page strides.
+    pub huge_pages: Option<u64>,
+    /// The L2 TLB's entries for 4 KiB pages (CPUID).
+    pub l2_tlb_entries: Option<u32>,
+    /// Its entries for 2 MiB pages.
+    pub l2_tlb_entries_2m: Option<u32>,
+    /// True when every huge page visited fits the L2 TLB's 2 MiB entries (so the huge-page strides take no walk at all).
+    pub huge_within_l2_tlb: Option<bool>,
+    /// Memory the huge pages would need to pass the L2 TLB's 2 MiB reach, as text.
+    pub huge_reach_needs: Option<String>,
+    /// What the counters are, or `skipped: ...` and why.
+    pub counters: Option<String>,
+    /// True when the generic dTLB-miss counter opened.
+    pub dtlb_counted: Option<bool>,
+    /// True when the CPU's own walk events (walks completed, cycles walking) opened.
+    pub walk_events: Option<bool>,
+    /// 4 KiB pages, per stride (KEY: `s4k`, `s32k`, `s2m`, `s1g`).
+    pub small: Strides,
+    /// Huge pages, per stride (`s32k` is always null).
+    pub huge: Strides,
+    /// One row per stride: `{stride, small, huge}`.
+    pub rows: Vec<Row>,
+    /// Verdicts (below).
+    pub verdict: Option<WalkVerdict>,
+}
+
+/// One page size's strides.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Strides {
+    /// 4 KiB apart: eight neighbours' last-level entries share a cache line.
+    pub s4k: Option<Point>,
+    /// 32 KiB apart: each last-level entry in a line of its own.
+    pub s32k: Option<Point>,
+    /// 2 MiB apart: each page its own page-table page.
+    pub s2m: Option<Point>,
+    /// 1 GiB apart: each page its own page-directory page too.
+    pub s1g: Option<Point>,
+}
+
+impl Strides {
+    pub fn get(&self, stride: u64) -> Option<&Point> {
+        match stride {
+            s if s == STRIDES[0] => self.s4k.as_ref(),
+            s if s == STRIDES[1] => self.s32k.as_ref(),
+            s if s == STRIDES[2] => self.s2m.as_ref(),
+            _ => self.s1g.as_ref(),
+        }
+    }
+}
+
+/// One stride on one page size.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Point {
+    /// The stride, as text.
+    pub stride: String,
+    /// Pages visited.
+    pub pages: u64,
+    /// Median ns per load; null when skipped.
+    pub ns: Option<f64>,
+    /// Fastest repetition.
+    pub ns_min: Option<f64>,
+    /// Slowest repetition.
+    pub ns_max: Option<f64>,
+    /// ns per load above the huge-page 4 KiB stride (the same lines, every translation in the TLB); null where either is missing.
+    pub extra_ns: Option<f64>,
+    /// Why it did not run.
+    pub skipped: Option<String>,
+    /// How far the process's page tables grew for it (`VmPTE`), as text.
+    pub page_tables: Option<String>,
+    /// dTLB misses per load, where counted.
+    pub dtlb_per_load: Option<f64>,
+    /// Walks completed per load, where the CPU has the event.
+    pub walks_per_load: Option<f64>,
+    /// Cycles with a walk in progress, per load, where the CPU has the event.
+    pub walk_cycles_per_load: Option<f64>,
+}
+
+/// A table row.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct Row {
+    /// The stride, as text.
+    pub stride: String,
+    /// 4 KiB pages.
+    pub small: Option<Point>,
+    /// Huge pages.
+    pub huge: Option<Point>,
+}
+
+pub fn view(file: &RunFile) -> Option<Walk> {
+    let record = file.experiment(pagewalk_model::walk::EXPERIMENT)?;
+    let rec = Record::of(record);
+    let Some(w) = file.walk().filter(|_| rec.skipped.is_none()) else {
+        return Some(Walk {
+            record: rec,
+            ..Walk::default()
+        });
+    };
+    let baseline = w
+        .point(Regime::Huge, STRIDES[0])
+        .and_then(|p| p.ns_per_load.as_ref())
+        .map(|s| s.median);
+    let strides = |r: Regime| {
+        let at = |s: u64| w.point(r, s).map(|p| point(p, baseline));
+        Strides {
+            s4k: at(STRIDES[0]),
+            s32k: at(STRIDES[1]),
+            s2m: at(STRIDES[2]),
+            s1g: at(STRIDES[3]),
+        }
+    };
+    let (small, huge) = (strides(Regime::Small), strides(Regime::Huge));
+    Some(Walk {
+        record: rec,
+        repetitions: Some(w.repetitions),
+        repeated: Some(w.repetitions > 1),
+        pages: Some(w.pages),
+        huge_pages: Some(w.huge_pages),
+        l2_tlb_entries: w.l2_tlb_entries,
+        l2_tlb_entries_2m: w.l2_tlb_entries_2m,
+        huge_within_l2_tlb: w.l2_tlb_entries_2m.map(|e| w.huge_pages <= u64::from(e)),
+        huge_reach_needs: w.l2_tlb_entries_2m.map(|e| size(u64::from(e) * (2 << 20))),
+        counters: Some(w.counters.detail.clone()),
+        dtlb_counted: Some(w.counters.dtlb_misses),
+        walk_events: Some(!w.counters.walk_events.is_empty()),
+        rows: rows(w, &small, &huge),
+        small,
+        huge,
+        verdict: None,
+    })
+}
+
+fn rows(w: &WalkResults, small: &Strides, huge: &Strides) -> Vec<Row> {
+    STRIDES
+        .iter()
+        .filter(|&&s| w.points.iter().any(|p| p.stride_bytes == s))
+        .map(|&s| Row {
+            stride: size(s),
+            small: small.get(s).cloned(),
+            huge: huge.get(s).cloned(),
+        })
+        .collect()
+}
+
+fn point(p: &WalkPoint, baseline: Option<f64>) -> Point {
+    let s = p.ns_per_load.as_ref().filter(|_| p.skipped.is_none());
+    Point {
+        stride: size(p.stride_bytes),
+        pages: p.pages,
+        ns: s.map(|s| s.median),
+        ns_min: s.map(|s| s.min),
+        ns_max: s.map(|s| s.max),
+        extra_ns: s.zip(baseline).map(|(s, b)| s.median - b),
+        skipped: p.skipped.clone(),
+        page_tables: p.page_table_kib.map(|k| size(k * KIB)),
+        dtlb_per_load: p.per_load(p.dtlb_misses),
+        walks_per_load: p.per_load(p.walks_completed),
+        walk_cycles_per_load: p.per_load(p.walk_active_cycles),
+    }
+}

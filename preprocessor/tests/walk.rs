@@ -1,0 +1,321 @@
+//! The page-tables chapter's `walk` and `mlp` sections over real runs
+//! (`fixtures/walk-run.json`, `fixtures/mlp-run.json`: `collector run walk`
+//! and `collector run mlp` on a 2-vCPU KVM guest) and runs derived from
+//! them where the opposite happened: a walk that cost nothing measurable,
+//! levels that did not add, huge pages that lowered the overlap ceiling
+//! and ones that did not, no huge pages granted, the experiment skipped.
+//! Each sentence is the one its verdict selects, its numbers recomputed
+//! here from the JSON.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use mdbook_pagewalk::{DataSet, Renderer};
+use serde_json::Value;
+
+const CHAPTER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../book/page-tables.md");
+
+fn fixture(name: &str) -> Value {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}-run.json")),
+    )
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The chapter rendered from `runs` as the reader's own, whitespace folded.
+fn chapter(runs: &[&Value]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("runs")).unwrap();
+    for (i, run) in runs.iter().enumerate() {
+        std::fs::write(
+            dir.path().join(format!("runs/run{i}.json")),
+            serde_json::to_string(run).unwrap(),
+        )
+        .unwrap();
+    }
+    let data = DataSet::load(dir.path()).unwrap();
+    let template = std::fs::read_to_string(CHAPTER).unwrap();
+    let out = Renderer::new(Arc::new(data))
+        .render("page-tables.md", &template)
+        .unwrap_or_else(|e| panic!("{e}"));
+    out.replace('\u{a0}', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn results<'a>(run: &'a mut Value, kind: &str) -> &'a mut Value {
+    run["experiments"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["name"] == kind)
+        .unwrap()
+        .get_mut("results")
+        .unwrap()
+        .get_mut(kind)
+        .unwrap()
+}
+
+/// Sets a summary to `ns` +- 2%.
+fn set(s: &mut Value, ns: f64) {
+    s["median"] = ns.into();
+    s["mean"] = ns.into();
+    s["min"] = (ns * 0.98).into();
+    s["max"] = (ns * 1.02).into();
+}
+
+fn walk_point<'a>(run: &'a mut Value, regime: &str, stride: u64) -> &'a mut Value {
+    results(run, "walk")["points"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|p| p["regime"] == regime && p["stride_bytes"] == stride)
+        .unwrap()
+}
+
+fn median(run: &Value, kind: &str, pick: impl Fn(&Value) -> bool) -> f64 {
+    let r = &run["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == kind)
+        .unwrap()["results"][kind];
+    let list = if kind == "walk" {
+        &r["points"]
+    } else {
+        &r["regions"]
+    };
+    let found = list.as_array().unwrap().iter().find(|p| pick(p)).unwrap();
+    // A region's first point is its single chain.
+    let point = if kind == "walk" {
+        found
+    } else {
+        &found["points"][0]
+    };
+    point["ns_per_load"]["median"].as_f64().unwrap()
+}
+
+/// `48 ns` as the chapter prints durations under a microsecond.
+fn ns(x: f64) -> String {
+    format!("{x:.0} ns")
+}
+
+const KIB4: u64 = 4096;
+const KIB32: u64 = 32 << 10;
+const MIB2: u64 = 2 << 20;
+const GIB: u64 = 1 << 30;
+
+const SHARED_COST: &str = "Where neighbouring entries share lines, a walk added";
+const SHARED_NONE: &str = "this run could not tell a walk from no walk";
+const NO_LEVELS: &str = "None of the three steps outward cost more";
+
+#[test]
+fn the_recorded_walk_says_what_each_stride_cost() {
+    let run = fixture("walk");
+    let page = chapter(&[&run]);
+    let small = |s| {
+        median(&run, "walk", |p| {
+            p["regime"] == "small" && p["stride_bytes"] == s
+        })
+    };
+    let base = median(&run, "walk", |p| {
+        p["regime"] == "huge" && p["stride_bytes"] == KIB4
+    });
+    // The 4 KiB stride against the no-walk baseline: the repetitions'
+    // ranges decide which sentence.
+    let range = |regime: &str| {
+        let r = &run["experiments"][0]["results"]["walk"]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["regime"] == regime && p["stride_bytes"] == KIB4)
+            .unwrap()["ns_per_load"];
+        (r["min"].as_f64().unwrap(), r["max"].as_f64().unwrap())
+    };
+    let (s, h) = (range("small"), range("huge"));
+    if s.0 > h.1 {
+        assert!(
+            page.contains(SHARED_COST) && !page.contains(SHARED_NONE),
+            "{page}"
+        );
+        assert!(
+            page.contains(&format!(
+                "a walk added {} to each access",
+                ns(small(KIB4) - base)
+            )),
+            "{page}"
+        );
+    } else {
+        assert!(
+            page.contains(SHARED_NONE) && !page.contains(SHARED_COST),
+            "{page}"
+        );
+    }
+    // Every level outward cost more on this machine, each step its number.
+    for (phrase, stride) in [
+        ("Giving every entry its own line cost", KIB32),
+        ("A page table per page raised it to", MIB2),
+        ("A page directory per page raised it again, to", GIB),
+    ] {
+        assert!(
+            page.contains(&format!("{phrase} {}", ns(small(stride)))),
+            "{phrase}: {page}"
+        );
+    }
+    assert!(!page.contains(NO_LEVELS));
+    // 512 huge pages fit the L2 TLB's 2048 entries for 2 MiB pages.
+    assert!(page.contains("this experiment cannot show a walk without it here"));
+    assert!(page.contains("more than 4 GiB of memory"), "{page}");
+    assert!(page.contains("On this run: skipped: no PMU"), "{page}");
+    assert!(page.contains("two-dimensional walk"));
+}
+
+#[test]
+fn a_walk_within_noise_and_levels_that_add_nothing() {
+    let mut run = fixture("walk");
+    for (regime, stride) in [
+        ("small", KIB4),
+        ("huge", KIB4),
+        ("small", KIB32),
+        ("small", MIB2),
+        ("small", GIB),
+    ] {
+        set(
+            &mut walk_point(&mut run, regime, stride)["ns_per_load"],
+            50.0,
+        );
+    }
+    let page = chapter(&[&run]);
+    assert!(page.contains(SHARED_NONE), "{page}");
+    assert!(page.contains(NO_LEVELS), "{page}");
+    assert!(!page.contains(SHARED_COST));
+    assert!(!page.contains("Giving every entry its own line cost"));
+    assert!(!page.contains("A page directory per page raised it again"));
+}
+
+#[test]
+fn a_walk_that_costs_says_how_much() {
+    let mut run = fixture("walk");
+    set(
+        &mut walk_point(&mut run, "small", KIB4)["ns_per_load"],
+        60.0,
+    );
+    set(&mut walk_point(&mut run, "huge", KIB4)["ns_per_load"], 30.0);
+    let page = chapter(&[&run]);
+    assert!(
+        page.contains(SHARED_COST) && !page.contains(SHARED_NONE),
+        "{page}"
+    );
+    assert!(
+        page.contains("a walk added 30 ns to each access on this run (60 ns against 30 ns"),
+        "{page}"
+    );
+}
+
+fn mlp_region<'a>(run: &'a mut Value, region: &str) -> &'a mut Value {
+    results(run, "mlp")["regions"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["region"] == region)
+        .unwrap()
+}
+
+/// ns per load of `region` at each chain count from `ns(k)`.
+fn set_curve(run: &mut Value, region: &str, ns: impl Fn(f64) -> f64) {
+    for p in mlp_region(run, region)["points"].as_array_mut().unwrap() {
+        let k = p["chains"].as_f64().unwrap();
+        set(&mut p["ns_per_load"], ns(k));
+    }
+}
+
+const LOWER: &str = "Translation lowered the ceiling on this run";
+const SAME: &str = "On this run the walks did not lower the ceiling";
+const HIGHER: &str = "On this run 4 KiB pages overlapped more loads at their best";
+const NOT_HIDDEN: &str = "the overlap did not hide the walks";
+
+#[test]
+fn huge_pages_that_overlap_more_lower_the_ceiling_of_4k() {
+    let mut run = fixture("mlp");
+    // 4 KiB pages stop at 4 loads in flight; huge pages reach 16.
+    set_curve(&mut run, "small", |k| 160.0 / k.min(4.0));
+    set_curve(&mut run, "huge", |k| 130.0 / k.min(16.0));
+    let page = chapter(&[&run]);
+    assert!(page.contains(LOWER), "{page}");
+    assert!(!page.contains(SAME) && !page.contains(HIGHER));
+    // Best overlaps 4.0 (at 4 chains) and 16.0 (at 16): 4.0 times.
+    assert!(
+        page.contains("overlapped 4.0 loads on 4 KiB pages (4 chains)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("against 16.0 on huge pages (16 chains), 4.0 times"),
+        "{page}"
+    );
+    assert!(page.contains(NOT_HIDDEN));
+    // At 32 chains: 40 ns against 8.13 ns, 4.92 times; one chain 1.23 times.
+    assert!(page.contains("4.92 times"), "{page}");
+    assert!(page.contains("one chain alone paid 1.23 times"), "{page}");
+}
+
+#[test]
+fn huge_pages_with_no_gain_in_overlap() {
+    let mut run = fixture("mlp");
+    set_curve(&mut run, "small", |k| 160.0 / k.min(16.0));
+    set_curve(&mut run, "huge", |k| 160.0 / k.min(16.0));
+    let page = chapter(&[&run]);
+    assert!(page.contains(SAME), "{page}");
+    assert!(!page.contains(LOWER) && !page.contains(HIGHER) && !page.contains(NOT_HIDDEN));
+    assert!(page.contains("4 KiB pages and huge pages cost the same per load"));
+}
+
+#[test]
+fn no_huge_pages_granted_says_nothing_about_translation() {
+    let mut run = fixture("mlp");
+    set_curve(&mut run, "small", |k| 160.0 / k.min(4.0));
+    set_curve(&mut run, "huge", |k| 130.0 / k.min(16.0));
+    let huge = mlp_region(&mut run, "huge");
+    huge["anon_huge_kib"] = 0.into();
+    huge["huge_fraction"] = 0.0.into();
+    let page = chapter(&[&run]);
+    assert!(
+        page.contains("granted the huge region no huge pages"),
+        "{page}"
+    );
+    assert!(!page.contains(LOWER) && !page.contains(SAME) && !page.contains(NOT_HIDDEN));
+}
+
+#[test]
+fn the_recorded_mlp_run_renders_one_ceiling_sentence() {
+    let run = fixture("mlp");
+    let page = chapter(&[&run]);
+    let hits = [LOWER, SAME, HIGHER]
+        .iter()
+        .filter(|s| page.contains(*s))
+        .count();
+    assert_eq!(hits, 1, "{page}");
+    let one = median(&run, "mlp", |r| r["region"] == "small");
+    assert!(one > 0.0);
+}
+
+#[test]
+fn skipped_experiments_give_their_reason() {
+    let mut run = fixture("mlp");
+    let e = run["experiments"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["name"] == "mlp")
+        .unwrap();
+    e["status"] = "skipped".into();
+    e["reason"] = "needs 64 MiB".into();
+    e.as_object_mut().unwrap().remove("results");
+    let page = chapter(&[&run]);
+    assert!(
+        page.contains("(the collector reported: needs 64 MiB)"),
+        "{page}"
+    );
+    assert!(!page.contains(LOWER) && !page.contains(SAME) && !page.contains(HIGHER));
+}
