@@ -25,6 +25,10 @@ fn fixture(name: &str) -> Value {
 
 /// The chapter rendered from `runs` as the reader's own, whitespace folded.
 fn chapter(runs: &[&Value]) -> String {
+    render(CHAPTER, "page-tables.md", runs)
+}
+
+fn render(path: &str, name: &str, runs: &[&Value]) -> String {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("runs")).unwrap();
     for (i, run) in runs.iter().enumerate() {
@@ -35,9 +39,9 @@ fn chapter(runs: &[&Value]) -> String {
         .unwrap();
     }
     let data = DataSet::load(dir.path()).unwrap();
-    let template = std::fs::read_to_string(CHAPTER).unwrap();
+    let template = std::fs::read_to_string(path).unwrap();
     let out = Renderer::new(Arc::new(data))
-        .render("page-tables.md", &template)
+        .render(name, &template)
         .unwrap_or_else(|e| panic!("{e}"));
     out.replace('\u{a0}', " ")
         .split_whitespace()
@@ -318,4 +322,43 @@ fn skipped_experiments_give_their_reason() {
         "{page}"
     );
     assert!(!page.contains(LOWER) && !page.contains(SAME) && !page.contains(HIGHER));
+}
+
+/// The drills and the TLB-reach chapter cite both measurements from the
+/// same verdicts.
+#[test]
+fn drills_and_tlb_reach_cite_the_runs() {
+    let (walk, mut mlp) = (fixture("walk"), fixture("mlp"));
+    set_curve(&mut mlp, "small", |k| 160.0 / k.min(16.0));
+    set_curve(&mut mlp, "huge", |k| 130.0 / k.min(16.0));
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../book/");
+    let drills = render(&format!("{dir}drills.md"), "drills.md", &[&walk, &mlp]);
+    assert!(
+        drills.contains("the ceiling was the same both ways (16.0 and 16.0"),
+        "{drills}"
+    );
+    let small = median(&walk, "walk", |p| {
+        p["regime"] == "small" && p["stride_bytes"] == GIB
+    });
+    assert!(
+        drills.contains(&format!("and {} with them 1 GiB apart", ns(small))),
+        "{drills}"
+    );
+    // The sentence sits in the tlb-reach results: the example run has them.
+    let example = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/example"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let example: Value = serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap();
+    let reach = render(
+        &format!("{dir}tlb-reach.md"),
+        "tlb-reach.md",
+        &[&example, &mlp],
+    );
+    // 32 chains: 160/16 = 10 ns against 130/16 = 8.13 ns, 1.23 times.
+    assert!(
+        reach.contains("a load on 4 KiB pages still cost 1.23 times one on huge pages, against 1.23 times with a single chain"),
+        "{reach}"
+    );
 }
