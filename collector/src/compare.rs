@@ -52,7 +52,7 @@ pub fn run(files: &[PathBuf], format: CompareFormat) -> ExitCode {
 
 fn text(c: &RunComparison) -> String {
     let mut out = String::new();
-    runs_header(&mut out, c, "");
+    runs_header(&mut out, c, "", clean);
     if c.setup.is_empty() {
         let _ = writeln!(out, "Setup: the same in every run.");
     } else {
@@ -106,7 +106,7 @@ fn text(c: &RunComparison) -> String {
 /// the noise basis of every row.
 fn markdown(c: &RunComparison) -> String {
     let mut out = String::new();
-    runs_header(&mut out, c, "- ");
+    runs_header(&mut out, c, "- ", cell);
     out.push('\n');
     if c.setup.is_empty() {
         let _ = writeln!(out, "Setup: the same in every run.\n");
@@ -149,10 +149,13 @@ fn markdown(c: &RunComparison) -> String {
     out
 }
 
-fn runs_header(out: &mut String, c: &RunComparison, bullet: &str) {
+/// The runs compared, one a line: `text` makes a label safe for where it
+/// goes (`clean` for a terminal, `cell` for Markdown, whose backslashes a
+/// terminal would print).
+fn runs_header(out: &mut String, c: &RunComparison, bullet: &str, text: fn(&str) -> String) {
     for (i, label) in c.runs.iter().enumerate() {
         let role = if i == 0 { "baseline" } else { "run" };
-        let _ = writeln!(out, "{bullet}{role}: {}", cell(label));
+        let _ = writeln!(out, "{bullet}{role}: {}", text(label));
     }
 }
 
@@ -183,6 +186,24 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terminal_header_is_the_run_id_as_written() {
+        let mut out = String::new();
+        let c = RunComparison {
+            runs: vec!["20261130T090014Z-66e994".into(), "run\x1b[2J".into()],
+            setup: Vec::new(),
+            rows: Vec::new(),
+        };
+        runs_header(&mut out, &c, "", clean);
+        assert_eq!(out, "baseline: 20261130T090014Z-66e994\nrun: run [2J\n");
+        out.clear();
+        runs_header(&mut out, &c, "- ", cell);
+        assert!(
+            out.starts_with("- baseline: 20261130T090014Z\\-66e994\n"),
+            "{out}"
+        );
+    }
 
     #[test]
     fn markdown_cells_cannot_break_the_table() {

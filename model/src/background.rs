@@ -99,7 +99,7 @@ impl Background {
     }
 
     /// One line for a reader: `12% steal, 1.4 other runnable tasks, other
-    /// processes 0.8 CPUs`.
+    /// processes 0.8 CPUs` (the last only for a window of a second or more).
     pub fn summary(&self) -> String {
         // `decimal::fixed`, not `{:.1}`: float formatting would add kilobytes
         // to the page's worker, which reads run files with this model.
@@ -108,7 +108,8 @@ impl Background {
         if let Some(r) = self.other_runnable {
             parts.push(format!("{} other runnable tasks", fixed(r, 1)));
         }
-        if let Some(c) = self.others_cpus() {
+        // Under a second, clock ticks (10 ms) cannot resolve it.
+        if let Some(c) = self.others_cpus().filter(|_| self.window_s >= 1.0) {
             parts.push(format!("other processes {} CPUs", fixed(c, 1)));
         }
         parts.join(", ")
@@ -151,5 +152,9 @@ mod tests {
             "15% steal, 1.0 other runnable tasks, other processes 0.9 CPUs"
         );
         assert!(Background::combined([]).is_none());
+        assert_eq!(
+            bg(0.5, 0.2, 0.1).summary(),
+            "20% steal, 1.0 other runnable tasks"
+        );
     }
 }

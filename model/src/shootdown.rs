@@ -42,6 +42,15 @@ impl ShootdownOp {
         }
     }
 
+    /// The call's name alone, where a narrow chart has room for no more.
+    pub fn short(self) -> &'static str {
+        match self {
+            ShootdownOp::Munmap => "munmap",
+            ShootdownOp::Mprotect => "mprotect",
+            ShootdownOp::MadvDontneed => "MADV_DONTNEED",
+        }
+    }
+
     /// How the call is written in C, for labels.
     pub fn label(self) -> &'static str {
         match self {

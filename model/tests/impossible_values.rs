@@ -26,6 +26,18 @@ fn refused(edit: impl FnOnce(&mut Value), field: &str) -> ModelError {
     e
 }
 
+/// Where the example's staircase is among its experiments, as a field path
+/// names it (`experiments[7].results.staircase`).
+fn staircase_at() -> String {
+    let i = example()["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["name"] == "staircase")
+        .expect("the example has a staircase");
+    format!("experiments[{i}].results.staircase")
+}
+
 /// The experiment `name`'s results object.
 fn results<'a>(run: &'a mut Value, name: &str) -> &'a mut Value {
     let e = run["experiments"]
@@ -55,7 +67,8 @@ fn durations_in_seconds_are_times() {
 
 #[test]
 fn a_fraction_is_between_0_and_1() {
-    let at = "experiments[1].results.staircase.curves[0].points[0].huge_fraction";
+    let at = format!("{}.curves[0].points[0].huge_fraction", staircase_at());
+    let at = at.as_str();
     for bad in [json!(-1.0), json!(1.7e308), json!(1.5)] {
         let b = bad.clone();
         refused(
@@ -74,7 +87,8 @@ fn pages_fit_the_size_they_count() {
         );
     }
     // A chase point's pages hold at least one pointer each.
-    let at = "experiments[1].results.staircase.curves[0].points[0].pages";
+    let at = format!("{}.curves[0].points[0].pages", staircase_at());
+    let at = at.as_str();
     refused(
         |r| {
             let p = &mut results(r, "staircase")["curves"][0]["points"][0];
@@ -121,7 +135,7 @@ fn a_summary_summarises_something_in_order() {
 fn a_chase_spans_something() {
     refused(
         |r| results(r, "staircase")["curves"][0]["points"][0]["region_bytes"] = json!(0),
-        "experiments[1].results.staircase.curves[0].points[0].region_bytes",
+        &format!("{}.curves[0].points[0].region_bytes", staircase_at()),
     );
 }
 

@@ -53,10 +53,16 @@ fn each_box_says_what_else_ran_during_its_own_experiment() {
         let b = background(&run, experiment);
         let steal = b["steal_fraction"].as_f64().unwrap() * 100.0;
         let runnable = b["other_runnable"].as_f64().unwrap();
-        let cpus = b["others_cpu_s"].as_f64().unwrap() / b["window_s"].as_f64().unwrap();
-        let expected = format!(
-            "While it ran: {steal:.0}% steal, {runnable:.1} other runnable tasks, other processes {cpus:.1} CPUs"
-        );
+        let window = b["window_s"].as_f64().unwrap();
+        let cpus = b["others_cpu_s"].as_f64().unwrap() / window;
+        // Others' CPUs only over a second or more: ticks cannot resolve less.
+        let others = if window >= 1.0 {
+            format!(", other processes {cpus:.1} CPUs")
+        } else {
+            String::new()
+        };
+        let expected =
+            format!("While it ran: {steal:.0}% steal, {runnable:.1} other runnable tasks{others};");
         let page = render(&run, chapter);
         assert!(
             page.contains(&expected),

@@ -40,7 +40,7 @@ pub fn shootdown(run: &RunFile) -> ChartSpec {
         id: NAME.to_string(),
         title: "Taking pages away: ns per call".to_string(),
         description: format!(
-            "median nanoseconds per munmap, mprotect and MADV_DONTNEED call of {} written pages, with no other thread, another thread asleep, and another thread running on a second CPU; whiskers span the repetitions' medians",
+            "median nanoseconds per munmap, mprotect(PROT_READ) and madvise(MADV_DONTNEED) call of {} written pages, with no other thread, another thread asleep, and another thread running on a second CPU; whiskers span the repetitions' medians",
             results.map_or("16".into(), |r| r.pages_per_call.to_string())
         ),
         kind: ChartKind::Bars,
@@ -48,7 +48,7 @@ pub fn shootdown(run: &RunFile) -> ChartSpec {
         y: Axis::linear("ns per call (median; whiskers: the repetitions)", "ns"),
         categories: ShootdownOp::ALL
             .iter()
-            .map(|op| Category::new(op.name(), op.label()))
+            .map(|op| Category::new(op.name(), op.short()))
             .collect(),
         series,
         note: missing_reason(run, EXPERIMENT),
