@@ -235,7 +235,7 @@ pub struct BackgroundView {
     pub other_runnable: Option<f64>,
     /// CPUs other processes kept busy on average; null when unreadable.
     pub others_cpus: Option<f64>,
-    /// The busiest other process and its CPU seconds (`cc1: 1.9 s`); null when none was seen.
+    /// The busiest other process and its CPU seconds (`cc1: 1.90 s`), when it took a twentieth of the window or more; else null.
     pub busiest: Option<String>,
     /// The line a reader sees: `12% steal, 1.4 other runnable tasks, other processes 0.8 CPUs`.
     pub summary: String,
@@ -247,10 +247,13 @@ fn background(b: &pagewalk_model::Background) -> BackgroundView {
         steal: b.steal_fraction,
         other_runnable: b.other_runnable,
         others_cpus: others,
+        // Named only when it took a twentieth of the window or more: a
+        // kernel thread's tick in a quiet second is no neighbour.
         busiest: b
             .busiest
             .first()
-            .map(|p| format!("{}: {:.1} s", p.command, p.cpu_s)),
+            .filter(|p| p.cpu_s >= 0.05 * b.window_s)
+            .map(|p| format!("{}: {:.2} s", p.command, p.cpu_s)),
         summary: b.summary(),
     }
 }
