@@ -382,7 +382,32 @@ fn spread(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
 }
 
 fn pct(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
-    Ok(number(h, ctx, rc, 0)?.map(|x| format!("{}%", format_num(x * 100.0, decimals(h)))))
+    Ok(number(h, ctx, rc, 0)?.map(|x| {
+        format!(
+            "{}%",
+            format_num(x * 100.0, pct_decimals(x * 100.0, decimals(h)))
+        )
+    }))
+}
+
+/// `decimals`, or more for a share that is not zero but would print as
+/// one (an A-vs-A floor of 0.0024% is not "0.0%"), up to four.
+fn pct_decimals(percent: f64, decimals: usize) -> usize {
+    let mut d = decimals;
+    while d < 4 && percent != 0.0 && (percent.abs() * 10f64.powi(d as i32)).round() == 0.0 {
+        d += 1;
+    }
+    d
+}
+
+#[cfg(test)]
+#[test]
+fn a_small_share_is_not_printed_as_zero() {
+    assert_eq!(pct_decimals(0.0024, 1), 3);
+    assert_eq!(format_num(0.0024, pct_decimals(0.0024, 1)), "0.002");
+    assert_eq!(pct_decimals(2.4, 1), 1);
+    assert_eq!(pct_decimals(0.0, 1), 1);
+    assert_eq!(pct_decimals(1e-9, 1), 4);
 }
 
 /// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).

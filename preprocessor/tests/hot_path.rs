@@ -97,7 +97,7 @@ fn noise_view_has_spreads_verdicts_and_levers() {
     .unwrap();
     assert_eq!(
         out,
-        "2.176 0% 18% false 10% 950000/1000000 95% no boot isolation false no cpufreq  | R2 2.4 1% 1.87 n/a"
+        "2.176 0.1% 18% false 10% 950000/1000000 95% no boot isolation false no cpufreq  | R2 2.4 1% 1.87 n/a"
     );
 }
 

@@ -266,10 +266,12 @@ fn a_chart_embeds_spec_fallback_svg_and_table() {
 fn percentages_take_optional_decimals() {
     let out = render(
         data_dir(&[]).path(),
-        "{{pct 0.33}} {{pct 0.0042}} {{pct 0.0042 1}}",
+        "{{pct 0.33}} {{pct 0.0042}} {{pct 0.0042 1}} {{pct 0.000024 1}} {{pct 0}}",
     )
     .unwrap();
-    assert_eq!(out, "33% 0% 0.4%");
+    // A share that is not zero never prints as 0%: it gets the decimals it
+    // needs for one significant digit (an A-vs-A floor of 0.0024%).
+    assert_eq!(out, "33% 0.4% 0.4% 0.002% 0%");
 }
 
 /// The example run's record of `name`, in a run of its own started at
