@@ -110,6 +110,24 @@ pub fn read_smaps_at(addr: usize) -> io::Result<Option<BTreeMap<String, u64>>> {
     ))
 }
 
+/// The physical frame of each of `pages` 4 KiB pages from `addr`, from
+/// `/proc/self/pagemap` (bits 0-54 of each 8-byte entry; 0 for a page not
+/// present). `None` when no frame is shown: since Linux 4.2 the kernel
+/// zeroes them for readers without CAP_SYS_ADMIN.
+pub fn frames(addr: usize, pages: usize) -> Option<Vec<u64>> {
+    use std::os::unix::fs::FileExt;
+    const PFN_MASK: u64 = (1 << 55) - 1;
+    let file = std::fs::File::open("/proc/self/pagemap").ok()?;
+    let mut bytes = vec![0u8; pages.checked_mul(8)?];
+    file.read_exact_at(&mut bytes, (addr / 4096 * 8) as u64)
+        .ok()?;
+    let frames: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|e| u64::from_le_bytes(e.try_into().expect("8 bytes")) & PFN_MASK)
+        .collect();
+    frames.iter().any(|&f| f != 0).then_some(frames)
+}
+
 /// One row of `/proc/interrupts` (`label` is `LOC:`, `TLB:`...), by CPU
 /// number; `None` when the row is missing or malformed. The header names
 /// the columns (`CPU0 CPU2 ...`: an offline CPU has none).

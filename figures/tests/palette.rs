@@ -295,3 +295,28 @@ fn no_chart_repeats_a_hue_and_shape() {
         "the combinations tried reach only {most} entries"
     );
 }
+
+/// On a line chart the run's and the references' curves differ in marker
+/// as well as hue (up to six of them), so curves drawn on top of each other
+/// (the staircase's 4 KiB, THP and 1 GiB pages inside a cache) can be told
+/// apart by someone who cannot tell the hues apart.
+#[test]
+fn line_charts_never_tell_their_own_curves_apart_by_hue_alone() {
+    let runs = runs();
+    let refs: Vec<&RunFile> = runs.iter().collect();
+    let spec = build("staircase", &refs).unwrap();
+    let styles = pagewalk_figures::styles(&spec);
+    let mut entries: Vec<(String, u8)> = Vec::new();
+    for (series, style) in spec.series.iter().zip(&styles) {
+        let name = spec.legend_name(series).to_string();
+        if !entries.iter().any(|(n, _)| *n == name) {
+            entries.push((name, style.shape));
+        }
+    }
+    // The example's three curves and R2's levels.
+    assert!(entries.len() >= 4, "{entries:?}");
+    let mut shapes: Vec<u8> = entries.iter().map(|e| e.1).collect();
+    shapes.sort_unstable();
+    shapes.dedup();
+    assert_eq!(shapes.len(), entries.len(), "markers repeat: {entries:?}");
+}

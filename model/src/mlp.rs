@@ -58,6 +58,10 @@ pub struct MlpResults {
     /// Bytes between slots: one pointer per cache line.
     pub stride_bytes: u64,
     pub repetitions: u32,
+    /// Mappings the repetitions were timed in: 1, every repetition in the
+    /// same one (unlike the chase sweeps, which map each point afresh).
+    /// Absent before schema 5.
+    pub mappings: Option<u32>,
     pub seed: u64,
     /// The L2 TLB's reach for 4 KiB pages (CPUID), when known.
     pub l2_tlb_reach_bytes: Option<u64>,

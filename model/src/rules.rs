@@ -224,6 +224,15 @@ fn chase_point(p: &ChasePoint) -> Checked {
             "one 8-byte pointer per page of the region",
         )?;
     }
+    if let Some(m) = p.mappings {
+        let samples = p.samples_ns_per_load.len();
+        if m == 0 || !samples.is_multiple_of(m as usize) {
+            return Err((
+                "mappings".into(),
+                format!("is {m}; the {samples} samples are not an equal run per mapping"),
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -23,6 +23,10 @@ pub struct WalkResults {
     /// so usually fewer).
     pub huge_pages: u64,
     pub repetitions: u32,
+    /// Mappings the repetitions were timed in: 1, every repetition in the
+    /// same one (unlike the chase sweeps, which map each point afresh).
+    /// Absent before schema 5.
+    pub mappings: Option<u32>,
     pub seed: u64,
     /// The L2 TLB's entries for 4 KiB and for 2 MiB pages (CPUID).
     pub l2_tlb_entries: Option<u32>,

@@ -266,6 +266,44 @@ fn each_run_selects_its_own_sentences() {
                 ("below-p999", "so even p99.9 may miss it"),
             ],
         );
+        // 1 GiB pages against THP at the largest region, where they ran.
+        selects(
+            &run,
+            &pages,
+            "huge-pages.md",
+            &ctx["stair"]["gigantic"]["vs_huge"],
+            &[
+                (
+                    "within-noise",
+                    "The gigabyte pages made no difference beyond",
+                ),
+                ("faster", "The gigabyte pages were faster than 2 MiB pages"),
+                ("slower", "The gigabyte pages were slower than 2 MiB pages"),
+            ],
+        );
+        let gigantic = &ctx["stair"]["gigantic"];
+        assert_eq!(
+            page(&pages, "huge-pages.md").contains("has no 1 GiB curve on this run"),
+            gigantic["skipped"].is_string(),
+            "{run}: a missing 1 GiB curve is said with its reason"
+        );
+        // Placement against repetition on the 4 KiB staircase.
+        selects(
+            &run,
+            &pages,
+            "method.md",
+            &ctx["stair"]["placement"]["typical"],
+            &[
+                (
+                    "between-larger",
+                    "Placement moved the typical point more than repetition did",
+                ),
+                (
+                    "within-larger",
+                    "Repetition moved the typical point more than placement did",
+                ),
+            ],
+        );
         // Raw error text stays in the run file, out of running prose.
         for (name, text) in &pages {
             assert!(
@@ -486,6 +524,17 @@ fn each_cause_is_the_one_its_verdict_proves() {
             ],
         );
         note("stair.largest", &stair["at"]["largest"]["small_vs_huge"]);
+        note("stair.gigantic", &stair["gigantic"]["vs_huge"]);
+        let g = &stair["gigantic"];
+        let curve = if g["recorded"] != true {
+            "not-recorded"
+        } else if g["skipped"].is_string() {
+            "skipped"
+        } else {
+            "measured"
+        };
+        note("stair.gigantic_curve", &Value::from(curve));
+        note("stair.placement", &stair["placement"]["typical"]);
     }
     // Each cause and its opposite both happen somewhere in the matrix.
     for (key, outcomes) in [
@@ -503,6 +552,12 @@ fn each_cause_is_the_one_its_verdict_proves() {
         ),
         ("numa.parallel", &["even", "uneven"]),
         ("stair.largest", &["slower", "within-noise"]),
+        ("stair.gigantic", &["faster", "within-noise", "slower"]),
+        (
+            "stair.gigantic_curve",
+            &["not-recorded", "skipped", "measured"],
+        ),
+        ("stair.placement", &["between-larger", "within-larger"]),
     ] {
         for outcome in outcomes {
             assert!(

@@ -196,6 +196,61 @@ fn check_chase(shown: &Value, prefix: &str, point: &Value, what: &str) {
     same(&shown[format!("{prefix}_ns_max")], max(&samples), what);
 }
 
+/// `stair.gigantic` against the raw 1 GiB and THP curves: the largest
+/// region both have, its samples, and the verdict their ranges give.
+fn check_gigantic(shown: &Value, curve: &Value, raw: &Value) -> usize {
+    let curves = results(raw, "staircase")["curves"].as_array().unwrap();
+    let points_of = |regime: &str| {
+        curves
+            .iter()
+            .find(|c| c["regime"] == regime)
+            .map_or(vec![], |c| c["points"].as_array().unwrap().clone())
+    };
+    let huge = points_of("huge");
+    let Some((g, h)) = curve["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find_map(|g| {
+            Some((
+                g,
+                huge.iter()
+                    .find(|h| h["region_bytes"] == g["region_bytes"])?,
+            ))
+        })
+    else {
+        assert!(shown["ns"].is_null(), "{shown}");
+        return 0;
+    };
+    let samples = |p: &Value| -> Vec<f64> {
+        p["samples_ns_per_load"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect()
+    };
+    let (gs, hs) = (samples(g), samples(h));
+    same(&shown["ns"], median(gs.clone()), "stair.gigantic.ns");
+    same(&shown["ns_min"], min(&gs), "stair.gigantic.ns_min");
+    same(&shown["ns_max"], max(&gs), "stair.gigantic.ns_max");
+    same(
+        &shown["huge_ns"],
+        median(hs.clone()),
+        "stair.gigantic.huge_ns",
+    );
+    let expected = if min(&gs) > max(&hs) {
+        "slower"
+    } else if max(&gs) < min(&hs) {
+        "faster"
+    } else {
+        "within-noise"
+    };
+    assert_eq!(shown["vs_huge"], expected, "{shown}");
+    1
+}
+
 #[test]
 fn staircase_and_thp_values_follow_the_samples() {
     let (data, raw, _dir) = data();
@@ -203,6 +258,10 @@ fn staircase_and_thp_values_follow_the_samples() {
     let mut checked = 0;
     for curve in results(&raw, "staircase")["curves"].as_array().unwrap() {
         let regime = curve["regime"].as_str().unwrap();
+        if regime == "gigantic" {
+            checked += check_gigantic(&ctx["stair"]["gigantic"], curve, &raw);
+            continue;
+        }
         for point in curve["points"].as_array().unwrap() {
             let bytes = &point["region_bytes"];
             let shown = ctx["stair"]["points"]
@@ -288,4 +347,57 @@ fn an_order_ten_block_counts_as_two_huge_pages() {
     );
     assert!(order10 < windows && 2 * order10 >= windows);
     assert_eq!(ctx["ft"]["verdict"]["huge_blocks"], "plenty");
+}
+
+/// `stair.placement` against the raw 4 KiB curve: each point's samples cut
+/// into its mappings, their medians' spread, the widest point and the
+/// typical (median) spread.
+#[test]
+fn placement_follows_the_mappings() {
+    let (data, raw, _dir) = data();
+    let ctx = context::build(&data);
+    let shown = &ctx["stair"]["placement"];
+    let curves = results(&raw, "staircase")["curves"].as_array().unwrap();
+    let small = curves.iter().find(|c| c["regime"] == "small").unwrap();
+    let mut between = Vec::new();
+    for p in small["points"].as_array().unwrap() {
+        let m = p["mappings"]
+            .as_u64()
+            .expect("the example maps each point afresh") as usize;
+        let samples: Vec<f64> = p["samples_ns_per_load"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect();
+        let per = samples.len() / m;
+        let medians: Vec<f64> = samples.chunks(per).map(|c| median(c.to_vec())).collect();
+        between.push((max(&medians) / min(&medians) - 1.0, medians, p));
+    }
+    let (spread, medians, widest) = between.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
+    let w = &shown["widest"];
+    same(
+        &w["between_pct"],
+        spread * 100.0,
+        "placement.widest.between_pct",
+    );
+    same(
+        &w["fastest_ns"],
+        min(medians),
+        "placement.widest.fastest_ns",
+    );
+    same(
+        &w["slowest_ns"],
+        max(medians),
+        "placement.widest.slowest_ns",
+    );
+    let bytes = widest["region_bytes"].as_u64().unwrap();
+    assert_eq!(w["at"], pagewalk_figures::size_label(bytes), "{w}");
+    let typical = median(between.iter().map(|b| b.0).collect());
+    same(
+        &shown["typical_between_pct"],
+        typical * 100.0,
+        "placement.typical_between_pct",
+    );
+    assert_eq!(shown["mappings"], small["points"][0]["mappings"]);
 }

@@ -73,20 +73,42 @@ fn curves(
     x: fn(&ChasePoint) -> f64,
     label: &dyn Fn(f64) -> String,
 ) {
-    let mut table = table(&[]);
     let of = |r: Regime| curves.iter().find(|c| c.regime == r);
     let small = of(Regime::Small).map_or(&[][..], |c| &c.points);
     let huge = of(Regime::Huge).map_or(&[][..], |c| &c.points);
+    let gigantic = of(Regime::Gigantic).filter(|c| !c.points.is_empty());
+    let mut table = table(if gigantic.is_some() {
+        &["1 GiB pages"]
+    } else {
+        &[]
+    });
     for p in small.iter().filter(|p| (x(p) as u64).is_power_of_two()) {
-        let h = huge.iter().find(|h| x(h) == x(p));
-        table.add_row(vec![label(x(p)), ns(Some(p)), ns(h), huge_backed(h)]);
+        let h = same_x(huge, x, p);
+        let mut row = vec![label(x(p)), ns(Some(p)), ns(h), huge_backed(h)];
+        row.extend(gigantic.map(|g| ns(same_x(&g.points, x, p))));
+        table.add_row(row);
     }
-    for i in 1..4 {
+    for i in 1..5 {
         if let Some(col) = table.column_mut(i) {
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
     let _ = writeln!(out, "{table}");
+    for c in curves.iter().filter(|c| c.regime != Regime::Gigantic) {
+        if let Some(between) = c.typical_between_mapping_spread() {
+            let within = c
+                .typical_within_mapping_spread()
+                .map_or("one sample in each, so no spread within one".into(), |w| {
+                    format!("its repetitions within one {:.1}%", w * 100.0)
+                });
+            let _ = writeln!(
+                out,
+                "  {}: a point's fresh mappings typically spread {:.1}%, {within}",
+                c.regime.label(),
+                between * 100.0
+            );
+        }
+    }
     for c in curves.iter().filter(|c| c.skipped.is_some()) {
         let _ = writeln!(
             out,
@@ -95,6 +117,15 @@ fn curves(
             c.skipped.as_deref().unwrap_or("")
         );
     }
+}
+
+/// The point of `points` at `p`'s x.
+fn same_x<'a>(
+    points: &'a [ChasePoint],
+    x: fn(&ChasePoint) -> f64,
+    p: &ChasePoint,
+) -> Option<&'a ChasePoint> {
+    points.iter().find(|q| x(q) == x(p))
 }
 
 /// A size column and both regimes side by side, then the `more` columns.

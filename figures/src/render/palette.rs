@@ -102,10 +102,14 @@ pub fn entries(spec: &ChartSpec) -> (Vec<usize>, Vec<usize>) {
 
 /// The style of each of `spec`'s series (series of one legend entry share
 /// one). The run's and the references' entries take the series hues in
-/// turn, a reference in the shape after a run's (a lighter bar, a dashed
-/// line), and after six hues the next shapes; this browser's entries and
-/// the dropped files' take their own hue, one shape after another.
+/// turn; on a line chart each also takes the next marker, so curves that
+/// lie on top of each other (4 KiB, THP and 1 GiB pages in a cache) stay
+/// apart without colour. On a bar chart a reference takes the fill after a
+/// run's (a lighter bar), and after six hues the next fills. This
+/// browser's entries and the dropped files' take their own hue, one shape
+/// after another.
 pub fn styles(spec: &ChartSpec) -> Vec<Style> {
+    let lines = spec.kind == crate::spec::ChartKind::Lines;
     let (of, first) = entries(spec);
     let (mut own, mut browser, mut file) = (0u8, 0u8, 0u8);
     let mut style = Vec::new();
@@ -117,6 +121,7 @@ pub fn styles(spec: &ChartSpec) -> Vec<Style> {
             Role::Run | Role::Reference => (Hue::Series(usize::from(own % 6)), &mut own),
         };
         let shape = match hue {
+            Hue::Series(_) if lines => *n,
             Hue::Series(_) => *n / 6 * 2 + u8::from(role == Role::Reference),
             _ => *n,
         };

@@ -66,7 +66,7 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     for (regime, point) in [("4 KiB pages", &s.small), ("huge pages", &s.huge)] {
                         if let Some(p) = point {
                             let name = format!("{regime}, {which} region");
-                            add.summary(name, None, "ns/load", &size(s.size_bytes), &p.ns_per_load);
+                            add.chase(name, &size(s.size_bytes), p);
                         }
                     }
                 }
@@ -229,6 +229,33 @@ impl Adder<'_> {
         );
     }
 
+    /// A chase point's median. Timed in fresh mappings, its noise is the
+    /// larger of the spread within a mapping and the spread between
+    /// mappings (placement on physical memory), and says which it is.
+    fn chase(&mut self, name: String, conditions: &str, p: &ChasePoint) {
+        let Some(m) = p.mapping_spread() else {
+            return self.summary(name, None, "ns/load", conditions, &p.ns_per_load);
+        };
+        let basis = if m.between_is_larger() {
+            format!("max/min between {} fresh mappings' medians", m.mappings)
+        } else {
+            format!(
+                "max/min within one mapping (median of {}), more than between them",
+                m.mappings
+            )
+        };
+        let value = p.ns_per_load.median;
+        self.push(
+            name,
+            None,
+            "ns/load",
+            conditions.into(),
+            value,
+            Some(m.larger()),
+            &basis,
+        );
+    }
+
     /// The p50 of a per-batch distribution. Its spread is how far the slow
     /// tenth of batches sits above the median (p90/p50): batches here are
     /// the repetitions.
@@ -256,7 +283,7 @@ impl Adder<'_> {
             for (which, p) in ends(&c.points) {
                 let name = format!("{}, {which} region", c.regime.label());
                 let cond = format!("{}, {conditions}", point_size(p));
-                self.summary(name, None, "ns/load", &cond, &p.ns_per_load);
+                self.chase(name, &cond, p);
             }
         }
     }
@@ -307,5 +334,36 @@ mod tests {
         assert!(ends::<u8>(&[]).is_empty());
         assert_eq!(ends(&[1]), vec![("only", &1)]);
         assert_eq!(ends(&[1, 2, 3]), vec![("smallest", &1), ("largest", &3)]);
+    }
+
+    #[test]
+    fn a_chase_over_fresh_mappings_is_as_noisy_as_its_placement() {
+        let samples = vec![100.0, 101.0, 130.0, 131.0, 100.0, 102.0];
+        let mut p = ChasePoint {
+            mappings: Some(3),
+            ..ChasePoint::of_samples(1 << 30, &samples)
+        };
+        let figure = |p: &ChasePoint| {
+            let mut out = Vec::new();
+            let mut add = Adder {
+                experiment: "staircase",
+                out: &mut out,
+            };
+            add.chase("x".into(), "1 GiB", p);
+            out.remove(0)
+        };
+        // Mapping medians 100.5, 130.5 and 101: 130.5 / 100.5 - 1.
+        let f = figure(&p);
+        assert!((f.spread.unwrap() - (130.5 / 100.5 - 1.0)).abs() < 1e-12);
+        assert!(
+            f.spread_basis.contains("between 3 fresh mappings"),
+            "{}",
+            f.spread_basis
+        );
+        // One mapping: the repetitions' max/min, as before schema 5.
+        p.mappings = None;
+        let f = figure(&p);
+        assert!((f.spread.unwrap() - (131.0 / 100.0 - 1.0)).abs() < 1e-12);
+        assert_eq!(f.spread_basis, "max/min of 6 repetitions");
     }
 }

@@ -36,16 +36,20 @@ pub enum Regime {
     /// A 2 MiB-aligned region with `MADV_HUGEPAGE` (then `MADV_COLLAPSE`
     /// where the kernel has it): one translation per 2 MiB, if granted.
     Huge,
+    /// A 1 GiB page from the hugetlbfs pool (`MAP_HUGETLB |
+    /// MAP_HUGE_1GB`): one translation for the whole region. Schema 5.
+    Gigantic,
 }
 
 impl Regime {
-    pub const ALL: [Regime; 2] = [Regime::Small, Regime::Huge];
+    pub const ALL: [Regime; 3] = [Regime::Small, Regime::Huge, Regime::Gigantic];
 
     /// The name used in JSON and in the template context.
     pub fn name(self) -> &'static str {
         match self {
             Regime::Small => "small",
             Regime::Huge => "huge",
+            Regime::Gigantic => "gigantic",
         }
     }
 
@@ -54,6 +58,7 @@ impl Regime {
         match self {
             Regime::Small => "4 KiB pages",
             Regime::Huge => "huge pages (THP)",
+            Regime::Gigantic => "1 GiB pages (hugetlbfs)",
         }
     }
 }
@@ -72,12 +77,26 @@ pub struct ChasePoint {
     pub slots: Option<u64>,
     /// Dependent loads per timed sample.
     pub loads_per_sample: Option<u64>,
-    /// ns per load of each timed sample, in the order run.
+    /// ns per load of each timed sample, in the order run: with
+    /// [`mappings`](Self::mappings), one run of equal length per mapping.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub samples_ns_per_load: Vec<f64>,
     pub ns_per_load: Summary,
+    /// Fresh mappings the samples were timed in, each mapped, linked and
+    /// warmed anew (so each lands on other physical pages). Absent: one
+    /// mapping for every sample (runs before schema 5, published figures).
+    pub mappings: Option<u32>,
+    /// The least share (0..1), over the mappings after the first, of a
+    /// mapping's physical frames that no earlier mapping of the point had
+    /// (`/proc/self/pagemap`, which shows frames only to CAP_SYS_ADMIN):
+    /// the premise that the mappings differed. Absent when pagemap could
+    /// not tell.
+    pub frames_moved_fraction: Option<f64>,
     /// `AnonHugePages` of this mapping (`/proc/self/smaps`) after timing.
     pub anon_huge_kib: Option<u64>,
+    /// `KernelPageSize` of this mapping (`/proc/self/smaps`): 1048576 for
+    /// a 1 GiB hugetlbfs page. Recorded for hugetlbfs regions only.
+    pub kernel_page_kib: Option<u64>,
     /// Fraction (0..1) of the region backed by huge pages. The collector
     /// derives it from `anon_huge_kib`; a published source may give only this.
     pub huge_fraction: Option<f64>,
@@ -95,6 +114,35 @@ pub struct ChasePoint {
 }
 
 impl ChasePoint {
+    /// A point of `region_bytes` with `samples` and nothing else known (a
+    /// published figure, a test's point).
+    pub fn of_samples(region_bytes: u64, samples: &[f64]) -> ChasePoint {
+        ChasePoint {
+            region_bytes,
+            pages: None,
+            slots: None,
+            loads_per_sample: None,
+            samples_ns_per_load: samples.to_vec(),
+            ns_per_load: Summary::of(samples).unwrap_or(Summary {
+                n: 0,
+                min: 0.0,
+                median: 0.0,
+                max: 0.0,
+                mean: 0.0,
+            }),
+            mappings: None,
+            frames_moved_fraction: None,
+            anon_huge_kib: None,
+            kernel_page_kib: None,
+            huge_fraction: None,
+            collapse: None,
+            timed_minor_faults: None,
+            dtlb_load_misses: None,
+            perf_page_faults: None,
+            note: None,
+        }
+    }
+
     /// Total timed loads, when known: the denominator for counters.
     pub fn timed_loads(&self) -> Option<u64> {
         Some(self.loads_per_sample? * self.samples_ns_per_load.len() as u64)
@@ -103,6 +151,100 @@ impl ChasePoint {
     /// dTLB load misses per load over the timed samples.
     pub fn dtlb_misses_per_load(&self) -> Option<f64> {
         Some(self.dtlb_load_misses? as f64 / self.timed_loads()? as f64)
+    }
+
+    /// The samples of each mapping, in the order mapped; one group when
+    /// the point does not say it had several.
+    pub fn by_mapping(&self) -> Vec<&[f64]> {
+        let per = match self.mappings {
+            Some(m) if m > 1 => self.samples_ns_per_load.len() / m as usize,
+            _ => self.samples_ns_per_load.len(),
+        };
+        self.samples_ns_per_load.chunks(per.max(1)).collect()
+    }
+
+    /// How far the samples spread within one mapping and between
+    /// mappings; `None` with fewer than two mappings.
+    pub fn mapping_spread(&self) -> Option<MappingSpread> {
+        let groups: Vec<Summary> = self
+            .by_mapping()
+            .iter()
+            .filter_map(|g| Summary::of(g))
+            .collect();
+        if groups.len() < 2 {
+            return None;
+        }
+        let medians: Vec<f64> = groups.iter().map(|g| g.median).collect();
+        let between = Summary::of(&medians)?;
+        let within: Vec<f64> = groups
+            .iter()
+            .filter(|g| g.n >= 2)
+            .map(|g| g.spread() - 1.0)
+            .collect();
+        Some(MappingSpread {
+            mappings: groups.len(),
+            within: Summary::of(&within).map(|w| w.median),
+            between: between.spread() - 1.0,
+            fastest_typical: Summary::of(&groups.iter().map(|g| g.min).collect::<Vec<_>>())?.median,
+        })
+    }
+
+    /// The latency a step detector reads: the fastest sample (interference
+    /// only adds time), of the typical mapping when there were several (a
+    /// lucky placement is not the machine).
+    pub fn fastest(&self) -> f64 {
+        self.mapping_spread()
+            .map_or(self.ns_per_load.min, |s| s.fastest_typical)
+    }
+}
+
+/// A chase point's spread within a mapping and between fresh mappings,
+/// each as `max / min - 1`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MappingSpread {
+    pub mappings: usize,
+    /// The median, over mappings with two samples or more, of each
+    /// mapping's own spread; `None` with one sample per mapping.
+    pub within: Option<f64>,
+    /// The spread of the mappings' medians.
+    pub between: f64,
+    /// The median over mappings of each mapping's fastest sample.
+    pub fastest_typical: f64,
+}
+
+impl MappingSpread {
+    /// The larger of the two: the noise a difference must clear.
+    pub fn larger(&self) -> f64 {
+        self.within.map_or(self.between, |w| w.max(self.between))
+    }
+
+    /// Where the mapping moved the time more than repetition did.
+    pub fn between_is_larger(&self) -> bool {
+        self.within.is_none_or(|w| self.between > w)
+    }
+}
+
+impl Curve {
+    /// The median, over the curve's points, of the between-mapping spread:
+    /// how much placement alone moves a point of this curve. `None` when
+    /// no point was timed in several mappings.
+    pub fn typical_between_mapping_spread(&self) -> Option<f64> {
+        let spreads: Vec<f64> = self
+            .points
+            .iter()
+            .filter_map(|p| Some(p.mapping_spread()?.between))
+            .collect();
+        Some(Summary::of(&spreads)?.median)
+    }
+
+    /// The same median for the spread within one mapping.
+    pub fn typical_within_mapping_spread(&self) -> Option<f64> {
+        let spreads: Vec<f64> = self
+            .points
+            .iter()
+            .filter_map(|p| p.mapping_spread()?.within)
+            .collect();
+        Some(Summary::of(&spreads)?.median)
     }
 }
 
@@ -128,6 +270,13 @@ pub struct Curve {
     pub regime: Regime,
     /// Why this regime could not run (THP disabled...); then no points.
     pub skipped: Option<String>,
+    /// Where its pages came from when a pool had to supply them (`1 free
+    /// page of a pool of 1`); absent for the page allocator's own.
+    pub pages_from: Option<String>,
+    /// The least rise (0.2 = 20%) the step detector took for a step on
+    /// this curve: its default, or the curve's typical spread between
+    /// fresh mappings where that is larger. Absent before schema 5.
+    pub step_min_rise: Option<f64>,
     pub points: Vec<ChasePoint>,
 }
 

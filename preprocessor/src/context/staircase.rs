@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::rows::AtRow;
 use super::translation::{
     agreement, in_vm, joined, nearest, size, steps, AgreementView, Caches, Chase, Counters, Cpuid,
-    Record, StepCounts, StepView,
+    Gigantic, Placement, Record, StepCounts, StepView,
 };
 use super::verdict::translation::StairVerdict;
 
@@ -18,9 +18,9 @@ pub struct Staircase {
     /// Skip reason, duration and checks.
     #[serde(flatten)]
     pub record: Record,
-    /// Timed samples per point.
+    /// Timed samples per point in each mapping (see `placement.mappings`; before schema 5, per point).
     pub repetitions: Option<u32>,
-    /// True when `repetitions` is more than one.
+    /// True when a point has more than one timed sample.
     pub repeated: Option<bool>,
     /// Bytes per slot (64: one pointer per cache line).
     pub stride_bytes: Option<u64>,
@@ -62,6 +62,10 @@ pub struct Staircase {
     pub caches: Caches,
     /// Whether the perf counters opened.
     pub counters: Counters,
+    /// The 1 GiB-page curve against THP at the largest region.
+    pub gigantic: Gigantic,
+    /// How much fresh mappings moved the 4 KiB points, against repetition.
+    pub placement: Placement,
     /// Verdicts on the staircase (below).
     pub verdict: Option<StairVerdict>,
 }
@@ -240,6 +244,13 @@ pub fn view(run: &RunFile) -> Option<Staircase> {
         cpuid: Cpuid::of(s.map(|s| &s.geometry)),
         caches: Caches::of(s.map(|s| &s.geometry)),
         counters: Counters::of(s.and_then(|s| s.counters.as_ref())),
+        gigantic: Gigantic::of(
+            curves,
+            s.map(|s| &s.geometry),
+            |p| Some(p.region_bytes),
+            size,
+        ),
+        placement: Placement::of(curves, |p| Some(p.region_bytes), size),
         verdict: None,
     })
 }

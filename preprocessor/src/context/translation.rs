@@ -9,9 +9,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 mod counters;
+mod pages;
 
 pub use super::latency::FailedCheck;
 pub use counters::Counters;
+pub use pages::{Gigantic, Placement};
 pub use pagewalk_figures::size_label as size;
 
 /// The skip reason, the duration and the checks: the keys every view has.
@@ -208,7 +210,7 @@ impl Caches {
 /// A bend the step detector found.
 #[derive(Clone, Serialize, JsonSchema)]
 pub struct StepView {
-    /// The curve: `small` (4 KiB pages) or `huge`.
+    /// The curve: `small` (4 KiB pages), `huge` or `gigantic` (1 GiB pages).
     pub regime: &'static str,
     /// Where, in bytes (`stair`) or pages (`tlb`).
     pub x: f64,
@@ -229,7 +231,7 @@ pub struct StepView {
     /// `matches` (a known size within a factor of two); for a step that stayed put, `as-other-regime` (the other regime's step near it matches one) or `both-regimes` (that matches nothing either: its label reads "no known size near it"); else `unmatched` (labels say "matches no TLB reach" / "matches no known size").
     #[serde(rename = "match")]
     pub matched: Option<&'static str>,
-    /// The table's "curve" cell: `4 KiB pages` or `huge pages`.
+    /// The table's "curve" cell: `4 KiB pages`, `huge pages` or `1 GiB pages`.
     pub curve: &'static str,
     /// The table's "behaved like" cell: `kind`, or `both regimes, matches no cache size` for a `both-regimes` step.
     pub behaved: &'static str,
@@ -274,10 +276,10 @@ pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Vec<StepView>, StepCount
                 ns_after: s.ns_after,
                 rise: s.ns_after / s.ns_before,
                 matched: None,
-                curve: if s.regime == Regime::Small {
-                    "4 KiB pages"
-                } else {
-                    "huge pages"
+                curve: match s.regime {
+                    Regime::Small => "4 KiB pages",
+                    Regime::Huge => "huge pages",
+                    Regime::Gigantic => "1 GiB pages",
                 },
                 behaved: kind_name(s.kind),
                 near: match s.matches_kind {

@@ -107,6 +107,7 @@ fn tlb_bends(
             let regime = match t.page_bytes {
                 4096 => Regime::Small,
                 p if p == 2 << 20 => Regime::Huge,
+                p if p == 1 << 30 => Regime::Gigantic,
                 _ => return None,
             };
             let name = if t.level == 1 { "L1 dTLB" } else { "L2 TLB" };
@@ -134,13 +135,13 @@ pub fn analyse(
             let (xs, ys): (Vec<f64>, Vec<f64>) = c
                 .points
                 .iter()
-                // The fastest repetition: interference (a shared machine,
-                // an interrupt) only ever adds time.
-                .filter_map(|p| Some((x(p)?, p.ns_per_load.min)))
+                // The fastest repetition (interference, a shared machine,
+                // an interrupt, only ever adds time) of the typical mapping.
+                .filter_map(|p| Some((x(p)?, p.fastest())))
                 .unzip();
             Found {
                 regime: c.regime,
-                rises: find_steps(&xs, &ys, &Config::default()),
+                rises: find_steps(&xs, &ys, &detector(c)),
                 range: xs.first().zip(xs.last()).map(|(a, b)| *a..=*b),
             }
         })
@@ -226,6 +227,26 @@ pub fn analyse(
     (steps, agreement)
 }
 
+/// The step detector for `curve`: a step must rise by more than placement
+/// alone moves this curve's points (the typical spread between fresh
+/// mappings), where that is more than the default's 20%.
+pub fn detector(curve: &Curve) -> Config {
+    let default = Config::default();
+    Config {
+        min_rise: curve
+            .typical_between_mapping_spread()
+            .map_or(default.min_rise, |s| s.max(default.min_rise)),
+        ..default
+    }
+}
+
+/// Records on each curve the least rise its steps had to clear.
+pub fn record_thresholds(curves: &mut [Curve]) {
+    for c in curves.iter_mut().filter(|c| !c.points.is_empty()) {
+        c.step_min_rise = Some(detector(c).min_rise);
+    }
+}
+
 /// Whether two plateaus differ by more than half: more than noise, and
 /// more than a cache step's height can depend on the page size.
 fn differ(a: f64, b: f64) -> bool {
@@ -239,10 +260,12 @@ struct Found {
     range: Option<std::ops::RangeInclusive<f64>>,
 }
 
+/// The curve a step is classified against: 4 KiB pages against THP, any
+/// huge page against 4 KiB pages.
 fn other_regime(r: Regime) -> Regime {
     match r {
         Regime::Small => Regime::Huge,
-        Regime::Huge => Regime::Small,
+        Regime::Huge | Regime::Gigantic => Regime::Small,
     }
 }
 
@@ -302,26 +325,14 @@ mod tests {
                     .iter()
                     .filter(|&&(c, _)| x > c)
                     .fold(2.0, |y, &(c, extra)| y + extra * (1.0 - c / x));
-                ChasePoint {
-                    region_bytes: x as u64,
-                    pages: None,
-                    slots: None,
-                    loads_per_sample: None,
-                    samples_ns_per_load: vec![],
-                    ns_per_load: Summary::of(&[ns]).unwrap(),
-                    anon_huge_kib: None,
-                    huge_fraction: None,
-                    collapse: None,
-                    timed_minor_faults: None,
-                    dtlb_load_misses: None,
-                    perf_page_faults: None,
-                    note: None,
-                }
+                ChasePoint::of_samples(x as u64, &[ns])
             })
             .collect();
         Curve {
             regime,
             skipped: None,
+            pages_from: None,
+            step_min_rise: None,
             points,
         }
     }
@@ -389,5 +400,40 @@ mod tests {
         assert_eq!(x("L1 dTLB reach (64"), 64.0);
         assert_eq!(x("L2 cache"), 16384.0);
         assert_eq!(x("L1 dTLB reach (32"), 32.0 * 512.0);
+    }
+
+    /// `curve` with each point timed in three mappings: the second one
+    /// `placement` times slower than the others.
+    fn mapped(c: Curve, placement: f64) -> Curve {
+        let points = c
+            .points
+            .into_iter()
+            .map(|mut p| {
+                let ns = p.ns_per_load.median;
+                p.samples_ns_per_load = vec![ns, ns, ns * placement, ns * placement, ns, ns];
+                p.ns_per_load = Summary::of(&p.samples_ns_per_load).unwrap();
+                p.mappings = Some(3);
+                p
+            })
+            .collect();
+        Curve { points, ..c }
+    }
+
+    #[test]
+    fn a_step_within_the_placement_noise_is_no_step() {
+        // A 60% rise at 1 MiB: a step on its own...
+        let small = || curve(Regime::Small, &[(MIB, 1.2)]);
+        let x = |p: &ChasePoint| Some(p.region_bytes as f64);
+        let (steps, _) = analyse(&[mapped(small(), 1.05)], x, &[]);
+        assert_eq!(steps.len(), 1, "{steps:?}");
+        // ...but not when fresh mappings of one size differ by 80%.
+        let noisy = mapped(small(), 1.8);
+        assert!((noisy.typical_between_mapping_spread().unwrap() - 0.8).abs() < 1e-9);
+        assert!((detector(&noisy).min_rise - 0.8).abs() < 1e-9);
+        let (steps, _) = analyse(&[noisy], x, &[]);
+        assert!(steps.is_empty(), "{steps:?}");
+        // The level read is the typical mapping's fastest, not the luckiest.
+        let p = &mapped(small(), 0.5).points[0];
+        assert_eq!(p.fastest(), p.ns_per_load.median);
     }
 }

@@ -60,10 +60,27 @@ impl Layout {
 /// How long and how often to time each point.
 #[derive(Debug, Clone, Copy)]
 pub struct Plan {
+    /// Fresh mappings per point: placement on physical memory (cache sets,
+    /// DRAM rows, the host's backing) changes between them, not between
+    /// repetitions in one.
+    pub mappings: u32,
+    /// Timed samples in each mapping.
     pub repetitions: u32,
     /// Target length of one timed sample: long enough that timer
     /// resolution and one interrupt do not matter.
     pub sample_ns: f64,
+}
+
+impl Plan {
+    /// Three mappings of `repetitions` each; two (of one sample) with
+    /// `--quick`.
+    pub fn chase(settings: &crate::cli::Settings, full_reps: u32, sample_ns: f64) -> Plan {
+        Plan {
+            mappings: if settings.quick { 2 } else { 3 },
+            repetitions: settings.reps_or(full_reps),
+            sample_ns,
+        }
+    }
 }
 
 /// The counters that prove what a chase did, opened once per experiment.
@@ -130,9 +147,14 @@ pub struct Chased {
     pub mismatches: Vec<String>,
 }
 
-/// Maps a region for `regime`, links `next` into it with `layout`, collapses
-/// it into huge pages where asked, warms it and times `plan.repetitions`
-/// samples.
+/// Maps a region for `regime` `plan.mappings` times, each afresh, and in
+/// each links `next` with `layout`, collapses it into huge pages where
+/// asked, warms it and times `plan.repetitions` samples. Every mapping is
+/// held until the point is done: a page freed goes back to the head of
+/// this CPU's free list (Linux's per-CPU lists are last in, first out), so
+/// a mapping made after another was unmapped gets the same frames back and
+/// only looks fresh. `/proc/self/pagemap`, where it may be read, confirms
+/// that each mapping's frames are new to the point.
 pub fn run(
     regime: Regime,
     layout: Layout,
@@ -140,11 +162,42 @@ pub fn run(
     plan: &Plan,
     counters: &Counters,
 ) -> Result<Chased, String> {
-    let region = Region::map(layout.bytes(next.len()), regime)?;
-    Ok(run_in(&region, layout, next, plan, counters))
+    let mut held: Vec<Region> = Vec::new();
+    let mut seen: Option<Vec<u64>> = Some(Vec::new());
+    let mut least_new: Option<f64> = None;
+    let mut merged: Option<Chased> = None;
+    for m in 0..plan.mappings.max(1) {
+        let region = Region::map(layout.bytes(next.len()), regime)?;
+        let loads = merged.as_ref().and_then(|c| c.point.loads_per_sample);
+        let c = measure_in(&region, layout, next, plan, counters, loads);
+        let frames = crate::procfs::frames(region.start as usize, region.window() / PAGE);
+        seen = seen.zip(frames).map(|(mut seen, mut frames)| {
+            frames.sort_unstable();
+            if !seen.is_empty() {
+                let new = frames
+                    .iter()
+                    .filter(|f| seen.binary_search(f).is_err())
+                    .count();
+                let share = new as f64 / frames.len().max(1) as f64;
+                least_new = Some(least_new.map_or(share, |l: f64| l.min(share)));
+            }
+            seen.extend(frames);
+            seen.sort_unstable();
+            seen
+        });
+        merged = Some(match merged {
+            None => c,
+            Some(all) => all.then(c, m + 1),
+        });
+        held.push(region);
+    }
+    let mut chased = merged.expect("at least one mapping");
+    chased.point.mappings = Some(plan.mappings.max(1));
+    chased.point.frames_moved_fraction = seen.and(least_new);
+    Ok(chased)
 }
 
-/// [`run`] on a region mapped by the caller (the hugetlbfs pool).
+/// [`run`] on one region mapped by the caller (the hugetlbfs pools).
 pub fn run_in(
     region: &Region,
     layout: Layout,
@@ -152,15 +205,68 @@ pub fn run_in(
     plan: &Plan,
     counters: &Counters,
 ) -> Chased {
+    let mut chased = measure_in(region, layout, next, plan, counters, None);
+    chased.point.mappings = Some(1);
+    chased
+}
+
+/// One mapping's part of [`run`], with the loads per sample fixed where an
+/// earlier mapping calibrated them.
+fn measure_in(
+    region: &Region,
+    layout: Layout,
+    next: &[usize],
+    plan: &Plan,
+    counters: &Counters,
+    loads: Option<u64>,
+) -> Chased {
     link(region, layout, next);
     let collapse = region.collapse();
-    let mut chased = time(region, layout, next, plan, counters);
-    let anon_huge_kib = region.anon_huge_kib();
-    chased.point.anon_huge_kib = anon_huge_kib;
-    chased.point.huge_fraction =
-        anon_huge_kib.map(|k| (k as f64 * 1024.0 / region.window() as f64).min(1.0));
-    chased.point.collapse = collapse;
+    let mut chased = time(region, layout, next, plan, counters, loads);
+    let p = &mut chased.point;
+    match region.kernel_page_kib() {
+        // A hugetlbfs mapping: its page size says it all (AnonHugePages
+        // counts transparent huge pages only, and reads 0 here).
+        Some(kib) if kib > 4 => p.kernel_page_kib = Some(kib),
+        _ => {
+            p.anon_huge_kib = region.anon_huge_kib();
+            p.huge_fraction = p
+                .anon_huge_kib
+                .map(|k| (k as f64 * 1024.0 / region.window() as f64).min(1.0));
+        }
+    }
+    p.collapse = collapse;
     chased
+}
+
+impl Chased {
+    /// This mapping's samples after `self`'s, counters summed; the huge
+    /// pages are the least any mapping had (a premise holds for all).
+    fn then(mut self, next: Chased, mapping: u32) -> Chased {
+        let p = &mut self.point;
+        let n = next.point;
+        p.samples_ns_per_load.extend(&n.samples_ns_per_load);
+        if let Some(s) = Summary::of(&p.samples_ns_per_load) {
+            p.ns_per_load = s;
+        }
+        let sum = |a: Option<u64>, b: Option<u64>| a.zip(b).map(|(a, b)| a + b);
+        p.timed_minor_faults = sum(p.timed_minor_faults, n.timed_minor_faults);
+        p.dtlb_load_misses = sum(p.dtlb_load_misses, n.dtlb_load_misses);
+        p.perf_page_faults = sum(p.perf_page_faults, n.perf_page_faults);
+        if n.anon_huge_kib < p.anon_huge_kib {
+            (p.anon_huge_kib, p.huge_fraction) = (n.anon_huge_kib, n.huge_fraction);
+        }
+        if p.collapse.as_ref().is_none_or(|c| c.ok) {
+            p.collapse = n.collapse;
+        }
+        self.samples_verified += next.samples_verified;
+        self.mismatches.extend(
+            next.mismatches
+                .into_iter()
+                .map(|m| format!("mapping {mapping}, {m}")),
+        );
+        self
+    }
 }
 
 /// Writes the cycle: slot `i` holds the address of slot `next[i]`. Slots
@@ -178,13 +284,15 @@ pub fn link(region: &Region, layout: Layout, next: &[usize]) {
     }
 }
 
-/// Times the chase already linked into `region`.
+/// Times the chase already linked into `region`: `loads` per sample, or
+/// as many as fill `plan.sample_ns` at the warm-up's pace.
 pub fn time(
     region: &Region,
     layout: Layout,
     next: &[usize],
     plan: &Plan,
     counters: &Counters,
+    loads: Option<u64>,
 ) -> Chased {
     let n = next.len();
     let at = |slot: usize| region.start.wrapping_add(layout.offset(slot)) as *const usize;
@@ -192,7 +300,9 @@ pub fn time(
     let started = Instant::now();
     let mut p = black_box(chase(at(0), warm));
     let estimate = started.elapsed().as_nanos() as f64 / warm as f64;
-    let loads = ((plan.sample_ns / estimate.max(0.1)) as u64).clamp(SAMPLE_LOADS.0, SAMPLE_LOADS.1);
+    let loads = loads.unwrap_or_else(|| {
+        ((plan.sample_ns / estimate.max(0.1)) as u64).clamp(SAMPLE_LOADS.0, SAMPLE_LOADS.1)
+    });
 
     let mut samples = Vec::new();
     let mut mismatches = Vec::new();
@@ -239,12 +349,15 @@ pub fn time(
             samples_ns_per_load: samples,
             ns_per_load: summary,
             anon_huge_kib: None,
+            kernel_page_kib: None,
             huge_fraction: None,
             collapse: None,
             timed_minor_faults: Some(faults),
             dtlb_load_misses: counters.dtlb.as_ref().and(dtlb),
             perf_page_faults: counters.faults.as_ref().and(perf_faults),
             note: None,
+            mappings: None,
+            frames_moved_fraction: None,
         },
     }
 }
@@ -292,7 +405,10 @@ mod tests {
     #[test]
     fn a_chase_lands_where_the_permutation_says() {
         let counters = Counters::open();
+        // Three mappings: with only the last one held, the third would get
+        // the first one's frames back from the per-CPU free list.
         let plan = Plan {
+            mappings: 3,
             repetitions: 3,
             sample_ns: 2e5,
         };
@@ -303,9 +419,16 @@ mod tests {
             let next = cycle(n, 7);
             let c = run(Regime::Small, layout, &next, &plan, &counters).unwrap();
             assert!(c.mismatches.is_empty(), "{:?}", c.mismatches);
-            assert_eq!(c.samples_verified, 3);
+            assert_eq!(c.samples_verified, 9);
             let p = &c.point;
-            assert_eq!(p.samples_ns_per_load.len(), 3);
+            assert_eq!(p.samples_ns_per_load.len(), 9);
+            assert_eq!(p.mappings, Some(3));
+            assert_eq!(p.by_mapping().len(), 3);
+            // Readable as root: a mapping made while the earlier ones are
+            // held cannot sit on their frames.
+            if let Some(moved) = p.frames_moved_fraction {
+                assert!(moved > 0.99, "{moved}");
+            }
             assert!(p.ns_per_load.min > 0.0);
             assert_eq!(p.slots, Some(n as u64));
             assert_eq!(p.anon_huge_kib, Some(0));
@@ -317,6 +440,7 @@ mod tests {
     fn a_broken_cycle_is_caught() {
         let counters = Counters::open();
         let plan = Plan {
+            mappings: 1,
             repetitions: 2,
             sample_ns: 1e5,
         };
@@ -327,7 +451,7 @@ mod tests {
         // The loop runs on memory that disagrees with what `time` is told:
         // two steps per load instead of one.
         let lying: Vec<usize> = (0..512).map(|i| next[next[i]]).collect();
-        let c = time(&region, layout, &lying, &plan, &counters);
+        let c = time(&region, layout, &lying, &plan, &counters, None);
         let loads = c.point.loads_per_sample.unwrap();
         assert!(
             c.mismatches.len() == 2 || loads.is_multiple_of(512),

@@ -12,6 +12,13 @@ use super::chase::Chased;
 /// a translation cost worth failing over.
 const FAULT_SLACK: u64 = 2;
 
+/// `KernelPageSize` of a 1 GiB hugetlbfs mapping.
+const GIGANTIC_KIB: u64 = 1 << 20;
+/// The share of a later mapping's frames that must be new to its point:
+/// all of them (the earlier mappings are held while it is made), less a
+/// sliver.
+const MOVED_AT_LEAST: f64 = 0.99;
+
 /// What the chases proved, gathered as they ran.
 #[derive(Debug, Default)]
 pub struct Proof {
@@ -108,9 +115,29 @@ pub fn for_curves(
             },
         ));
     }
+    let gigantic: Vec<&ChasePoint> = points(Regime::Gigantic).collect();
+    if !gigantic.is_empty() {
+        let not: Vec<String> = gigantic
+            .iter()
+            .filter(|p| p.kernel_page_kib != Some(GIGANTIC_KIB))
+            .map(|p| label(p))
+            .collect();
+        checks.push(Check::new(
+            "1 GiB pages: KernelPageSize 1048576 kB in every 1 GiB-page region",
+            not.is_empty(),
+            "1048576 kB (/proc/self/smaps)",
+            if !not.is_empty() {
+                format!("another page size at {}", not.join(", "))
+            } else {
+                format!("in all {} regions", gigantic.len())
+            },
+        ));
+    }
+    checks.extend(fresh_mappings(huge.iter().chain(&small).copied()));
     let worst = huge
         .iter()
         .chain(&small)
+        .chain(&gigantic)
         .filter_map(|p| Some((p.timed_minor_faults?, *p)))
         .max_by_key(|(f, _)| *f);
     if let Some((faults, at)) = worst {
@@ -122,4 +149,43 @@ pub fn for_curves(
         ));
     }
     checks
+}
+
+/// The premise of timing each point in several mappings: each one sat on
+/// other physical frames. Pagemap shows frames only to CAP_SYS_ADMIN;
+/// without it the check is a finding that says it could not tell.
+fn fresh_mappings<'a>(points: impl Iterator<Item = &'a ChasePoint>) -> Option<Check> {
+    let points: Vec<&ChasePoint> = points.filter(|p| p.mappings.unwrap_or(1) > 1).collect();
+    let mappings = points.first()?.mappings?;
+    let name = "each fresh mapping sat on frames new to its point (/proc/self/pagemap)";
+    let expected = format!(
+        ">= {:.0}% of each later mapping's frames in no earlier one",
+        MOVED_AT_LEAST * 100.0
+    );
+    let moved: Vec<f64> = points
+        .iter()
+        .filter_map(|p| p.frames_moved_fraction)
+        .collect();
+    let Some(least) = moved.iter().copied().reduce(f64::min) else {
+        let mut c = Check::new(
+            name,
+            false,
+            expected,
+            format!(
+                "cannot tell: pagemap shows this process no frames (they need CAP_SYS_ADMIN); {mappings} mappings a point were made all the same"
+            ),
+        );
+        c.finding = true;
+        return Some(c);
+    };
+    Some(Check::new(
+        name,
+        least >= MOVED_AT_LEAST,
+        expected,
+        format!(
+            "{mappings} mappings a point, all held until it was timed; at least {:.1}% of each later one's frames were new, over {} points",
+            least * 100.0,
+            moved.len()
+        ),
+    ))
 }

@@ -26,9 +26,11 @@ use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{Curve, Regime, ThpSettings};
 
 use crate::experiments::Env;
+use crate::guard::{self, Allowance};
 use crate::{interrupt, progress};
 use chase::{Counters, Layout, Plan};
 use checks::Proof;
+use hugetlb::Gigantic;
 
 /// Seed of every chase permutation: a run is reproducible, and both regimes
 /// of one size follow the same order.
@@ -55,18 +57,43 @@ pub fn empty_curves(thp: &ThpSettings) -> Vec<Curve> {
         .map(|&regime| Curve {
             regime,
             skipped: unavailable(regime, thp),
+            pages_from: None,
+            step_min_rise: None,
             points: Vec::new(),
         })
         .collect()
 }
 
-/// The most memory one chase holds at once: its region (plus the 2 MiB a
-/// huge-page region is aligned by) and its permutation of `slots` slots
-/// (two `usize` per slot while [`cycle`] builds it). Tried with
-/// [`crate::guard::fits`] before the largest size, so a limit the guard's
-/// allowance did not foresee is a skip, not an abort.
-pub fn footprint(region_bytes: u64, slots: u64) -> u64 {
-    region_bytes + region::HUGE_PAGE as u64 + slots * 2 * std::mem::size_of::<usize>() as u64
+/// The most memory one chase holds at once: each of its `mappings` of the
+/// region (all held until the point is timed; plus the 2 MiB a huge-page
+/// region is aligned by) and its permutation of `slots` slots (two `usize`
+/// per slot while [`cycle`] builds it). Tried with [`crate::guard::fits`]
+/// before the largest size, so a limit the guard's allowance did not
+/// foresee is a skip, not an abort.
+pub fn footprint(region_bytes: u64, slots: u64, mappings: u32) -> u64 {
+    u64::from(mappings.max(1)) * (region_bytes + region::HUGE_PAGE as u64)
+        + slots * 2 * std::mem::size_of::<usize>() as u64
+}
+
+/// [`guard::allow_now`] for a region held in `mappings` mappings at once:
+/// the guard's share of memory covers all of them, so each gets a part.
+pub fn allow_region(requested: u64, mappings: u32) -> Result<Result<Allowance, String>, String> {
+    let m = u64::from(mappings.max(1));
+    Ok(guard::allow_now(requested.saturating_mul(m))?.and_then(|a| {
+        let bytes = a.bytes / m / guard::GRANULE * guard::GRANULE;
+        if bytes == 0 {
+            return Err(format!(
+                "not even {} a mapping fits in the memory allowed ({}), and each point is timed in {m} mappings held at once",
+                guard::human(guard::GRANULE),
+                guard::human(a.bytes)
+            ));
+        }
+        let note = (bytes < requested).then(|| match a.note {
+            Some(why) => format!("{why}, which holds the {m} mappings a point is timed in: {} each", guard::human(bytes)),
+            None => format!("rounded down from {} to {} (whole 2 MiB units)", guard::human(requested), guard::human(bytes)),
+        });
+        Ok(Allowance { bytes, note })
+    }))
 }
 
 /// What [`sweep`] measured, with the counters it opened for the results.
@@ -91,6 +118,25 @@ pub fn sweep(
 ) -> Result<Swept, String> {
     let counters = Counters::open();
     let mut curves = empty_curves(&env.machine.thp);
+    // One 1 GiB page serves every size: the pool holds one (or the run
+    // reserved one), so a fresh mapping would land on the same frame.
+    let largest = xs.iter().map(|&x| layout.bytes(slots(x)) as u64).max();
+    let gigantic = match Gigantic::acquire(
+        largest.unwrap_or(0),
+        env.settings.reserve_hugepages.is_some(),
+    ) {
+        Ok(g) => Some(g),
+        Err(why) => {
+            skip(&mut curves, Regime::Gigantic, why);
+            None
+        }
+    };
+    if let (Some(g), Some(c)) = (
+        &gigantic,
+        curves.iter_mut().find(|c| c.regime == Regime::Gigantic),
+    ) {
+        c.pages_from = Some(g.provenance());
+    }
     let mut proof = Proof::default();
     let runnable = curves.iter().filter(|c| c.skipped.is_none()).count();
     let bar = progress::bar((xs.len() * runnable) as u64, name);
@@ -102,7 +148,12 @@ pub fn sweep(
             }
             let what = format!("{} ({})", label(x), curve.regime.name());
             bar.set_message(what.clone());
-            let c = chase::run(curve.regime, layout, &next, plan, &counters)?;
+            let c = match (curve.regime, &gigantic) {
+                (Regime::Gigantic, Some(g)) => {
+                    chase::run_in(g.region(), layout, &next, plan, &counters)
+                }
+                (regime, _) => chase::run(regime, layout, &next, plan, &counters)?,
+            };
             proof.add(&what, &c);
             curve.points.push(c.point);
             bar.inc(1);
@@ -114,6 +165,15 @@ pub fn sweep(
         proof,
         counters,
     })
+}
+
+fn skip(curves: &mut [Curve], regime: Regime, why: String) {
+    if let Some(c) = curves
+        .iter_mut()
+        .find(|c| c.regime == regime && c.skipped.is_none())
+    {
+        c.skipped = Some(why);
+    }
 }
 
 /// Sizes from `min` to `max` in steps of a quarter (`fine`) or a half of a

@@ -1,6 +1,7 @@
 //! The memory a chase runs over, backed the way a regime asks: plain 4 KiB
 //! pages, transparent huge pages (2 MiB-aligned, `MADV_HUGEPAGE`, then
-//! `MADV_COLLAPSE`), or the hugetlbfs pool (`MAP_HUGETLB`). Unmapped on drop.
+//! `MADV_COLLAPSE`), or a hugetlbfs pool (`MAP_HUGETLB`, of 2 MiB or of
+//! 1 GiB pages). Unmapped on drop.
 
 use std::io;
 
@@ -11,11 +12,15 @@ use crate::procfs;
 
 /// A huge page on x86-64.
 pub const HUGE_PAGE: usize = 2 << 20;
+/// A gigantic page on x86-64 (CPUs with `pdpe1gb`): one PUD entry maps it.
+pub const GIGANTIC_PAGE: usize = 1 << 30;
 /// `MADV_COLLAPSE` (Linux 6.1): collapse the range into huge pages now,
 /// synchronously, instead of waiting for khugepaged.
 const MADV_COLLAPSE: libc::c_int = 25;
-/// `MAP_HUGE_2MB`: log2(2 MiB) in the `MAP_HUGE_SHIFT` bits.
-const MAP_HUGE_2MB: libc::c_int = 21 << 26;
+/// `MAP_HUGE_SHIFT`: `MAP_HUGETLB` picks its pool by the log2 of the page
+/// size in the bits from here (21 << 26 is `MAP_HUGE_2MB`, 30 << 26
+/// `MAP_HUGE_1GB`).
+const MAP_HUGE_SHIFT: u32 = 26;
 
 pub struct Region {
     base: *mut u8,
@@ -41,6 +46,11 @@ impl Region {
                 HUGE_PAGE,
                 libc::MADV_HUGEPAGE,
             ),
+            // Not a matter of advice: a 1 GiB page comes from its
+            // hugetlbfs pool, reserved ahead (`hugetlb::Gigantic`).
+            Regime::Gigantic => {
+                return Err("1 GiB pages are mapped by hugetlb::Gigantic, not by advice".into())
+            }
         };
         let map_len = window + align;
         let base = anonymous(map_len, 0).map_err(|e| format!("mmap({}): {e}", human(map_len)))?;
@@ -61,11 +71,28 @@ impl Region {
         Ok(region)
     }
 
-    /// Maps `len` bytes (whole 2 MiB pages) from the hugetlbfs pool. The
-    /// error is the kernel's: `ENOMEM` when the pool has too few free pages.
+    /// Maps `len` bytes (whole 2 MiB pages) from the 2 MiB hugetlbfs pool.
+    /// The error is the kernel's: `ENOMEM` when the pool has too few free
+    /// pages.
     pub fn map_hugetlb(len: usize) -> Result<Region, io::Error> {
-        let window = len.next_multiple_of(HUGE_PAGE);
-        let base = anonymous(window, libc::MAP_HUGETLB | MAP_HUGE_2MB)?;
+        Region::map_pool(len, HUGE_PAGE)
+    }
+
+    /// Maps `len` bytes (whole 1 GiB pages) from the 1 GiB hugetlbfs pool
+    /// (`MAP_HUGETLB | MAP_HUGE_1GB`), 1 GiB-aligned: the kernel places a
+    /// hugetlbfs mapping on its page size. `EINVAL` where the kernel has
+    /// no such pool, `ENOMEM` when it has too few free pages.
+    pub fn map_gigantic(len: usize) -> Result<Region, io::Error> {
+        Region::map_pool(len, GIGANTIC_PAGE)
+    }
+
+    /// `len` rounded up to whole `page`s, from the hugetlbfs pool of that
+    /// page size.
+    fn map_pool(len: usize, page: usize) -> Result<Region, io::Error> {
+        let window = len.next_multiple_of(page);
+        let size = (page.trailing_zeros() as libc::c_int) << MAP_HUGE_SHIFT;
+        let base = anonymous(window, libc::MAP_HUGETLB | size)?;
+        debug_assert_eq!(base as usize % page, 0, "hugetlbfs maps on its page size");
         Ok(Region {
             base,
             map_len: window,
@@ -102,10 +129,22 @@ impl Region {
 
     /// `AnonHugePages` of this mapping, from `/proc/self/smaps`.
     pub fn anon_huge_kib(&self) -> Option<u64> {
+        self.smaps("AnonHugePages")
+    }
+
+    /// `KernelPageSize` of this mapping, from `/proc/self/smaps`: the page
+    /// size the kernel maps it with (4 for plain pages and THP, 2048 or
+    /// 1048576 for the hugetlbfs pools).
+    pub fn kernel_page_kib(&self) -> Option<u64> {
+        self.smaps("KernelPageSize")
+    }
+
+    /// A `kB` field of this mapping's entry in `/proc/self/smaps`.
+    fn smaps(&self, field: &str) -> Option<u64> {
         procfs::read_smaps_at(self.start as usize)
             .ok()
             .flatten()?
-            .get("AnonHugePages")
+            .get(field)
             .copied()
     }
 }
@@ -170,6 +209,7 @@ mod tests {
         // SAFETY: within the region.
         unsafe { ptr::write_volatile(r.start, 1) };
         assert_eq!(r.anon_huge_kib(), Some(0));
+        assert_eq!(r.kernel_page_kib(), Some(4));
     }
 
     #[test]

@@ -13,7 +13,9 @@
 use pagewalk_model::{Results, StaircaseResults};
 
 use super::chase::{Layout, Plan};
-use super::{bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED};
+use super::{
+    allow_region, bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED,
+};
 use crate::experiments::{Env, Outcome};
 use crate::guard;
 
@@ -25,16 +27,19 @@ const QUICK_MAX: u64 = 64 << 20;
 const FINE_UP_TO: u64 = 128 << 20;
 /// One pointer per cache line.
 const STRIDE: u64 = 64;
-const FULL_REPS: u32 = 5;
+/// Per mapping: three mappings of three give nine samples a point.
+const FULL_REPS: u32 = 3;
 
 pub fn run(env: &Env) -> Result<Outcome, String> {
     let s = env.settings;
     let requested = s.size_or(FULL_MAX, QUICK_MAX);
-    let allowance = match guard::allow_now(requested)? {
+    let plan = Plan::chase(s, FULL_REPS, if s.quick { 1e6 } else { 5e6 });
+    let allowance = match allow_region(requested, plan.mappings)? {
         Ok(a) => a,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
-    if let Err(why) = guard::fits(footprint(allowance.bytes, allowance.bytes / STRIDE)) {
+    let most = footprint(allowance.bytes, allowance.bytes / STRIDE, plan.mappings);
+    if let Err(why) = guard::fits(most) {
         return Ok(Outcome::Skipped(why));
     }
     let sizes = ladder(
@@ -43,12 +48,8 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         if s.quick { 0 } else { FINE_UP_TO },
         STRIDE,
     );
-    let plan = Plan {
-        repetitions: s.reps_or(FULL_REPS),
-        sample_ns: if s.quick { 1e6 } else { 5e6 },
-    };
     let Swept {
-        curves,
+        mut curves,
         proof,
         counters,
     } = sweep(
@@ -64,6 +65,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     )?;
 
     let geometry = geometry::read();
+    bends::record_thresholds(&mut curves);
     let (steps, agreement) = bends::analyse(
         &curves,
         |p| Some(p.region_bytes as f64),

@@ -15,13 +15,14 @@ use pagewalk_model::{Curve, Regime, Results, ThpResults, ThpSize};
 
 use super::chase::{self, Counters, Layout, Plan};
 use super::checks::{self, Proof};
-use super::{footprint, hugetlb, region::human, unavailable, SEED};
+use super::{allow_region, footprint, hugetlb, region::human, unavailable, SEED};
 use crate::experiments::{Env, Outcome};
 use crate::{guard, interrupt, procfs, progress};
 
 const FULL_SIZES: [u64; 2] = [256 << 20, 1 << 30];
 const QUICK_SIZES: [u64; 2] = [32 << 20, 64 << 20];
-const FULL_REPS: u32 = 5;
+/// Per mapping, as in the staircase.
+const FULL_REPS: u32 = 3;
 const STRIDE: usize = 64;
 
 pub fn run(env: &Env) -> Result<Outcome, String> {
@@ -32,10 +33,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         None if s.quick => QUICK_SIZES,
         None => FULL_SIZES,
     };
-    let plan = Plan {
-        repetitions: s.reps_or(FULL_REPS),
-        sample_ns: if s.quick { 2e6 } else { 10e6 },
-    };
+    let plan = Plan::chase(s, FULL_REPS, if s.quick { 2e6 } else { 10e6 });
     let huge_skipped = unavailable(Regime::Huge, &env.machine.thp);
     let memory_before = procfs::memory_snapshot().ok();
     let counters = Counters::open();
@@ -46,8 +44,9 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         if interrupt::requested() {
             break;
         }
-        let fitting = guard::allow_now(want)?
-            .and_then(|a| guard::fits(footprint(a.bytes, a.bytes / STRIDE as u64)).map(|()| a));
+        let fitting = allow_region(want, plan.mappings)?.and_then(|a| {
+            guard::fits(footprint(a.bytes, a.bytes / STRIDE as u64, plan.mappings)).map(|()| a)
+        });
         let allowance = match fitting {
             Ok(a) => a,
             Err(why) => {
@@ -107,6 +106,8 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let curve = |regime: Regime, pick: fn(&ThpSize) -> &Option<_>| Curve {
         regime,
         skipped: None,
+        pages_from: None,
+        step_min_rise: None,
         points: sizes.iter().filter_map(|s| pick(s).clone()).collect(),
     };
     let curves = [

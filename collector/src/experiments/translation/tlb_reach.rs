@@ -13,7 +13,9 @@
 use pagewalk_model::{Check, Results, TlbReachResults};
 
 use super::chase::{Layout, Plan};
-use super::{bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED};
+use super::{
+    allow_region, bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED,
+};
 use crate::experiments::{Env, Outcome};
 use crate::guard;
 
@@ -27,7 +29,8 @@ const LINE_STEP: u64 = 13;
 const MIN_PAGES: u64 = 8;
 /// The data limit when sysfs does not say how big L2 is.
 const UNKNOWN_L2_LIMIT: u64 = 256 << 10;
-const FULL_REPS: u32 = 5;
+/// Per mapping: three mappings of three give nine samples a point.
+const FULL_REPS: u32 = 3;
 
 pub fn run(env: &Env) -> Result<Outcome, String> {
     let s = env.settings;
@@ -38,7 +41,8 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     // Each page holds one line but is mapped and touched whole: the span,
     // not the data, is what the memory guard must allow.
     let wanted_pages = data_limit / LINE;
-    let allowance = match guard::allow_now(wanted_pages * PAGE)? {
+    let plan = Plan::chase(s, FULL_REPS, if s.quick { 1e6 } else { 5e6 });
+    let allowance = match allow_region(wanted_pages * PAGE, plan.mappings)? {
         Ok(a) => a,
         Err(why) => return Ok(Outcome::Skipped(why)),
     };
@@ -46,16 +50,12 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let size_note = (max_pages < wanted_pages)
         .then(|| allowance.note.clone())
         .flatten();
-    if let Err(why) = guard::fits(footprint(max_pages * PAGE, max_pages)) {
+    if let Err(why) = guard::fits(footprint(max_pages * PAGE, max_pages, plan.mappings)) {
         return Ok(Outcome::Skipped(why));
     }
     let counts = ladder(MIN_PAGES, max_pages, if s.quick { 0 } else { u64::MAX }, 1);
-    let plan = Plan {
-        repetitions: s.reps_or(FULL_REPS),
-        sample_ns: if s.quick { 1e6 } else { 5e6 },
-    };
     let Swept {
-        curves,
+        mut curves,
         proof,
         counters,
     } = sweep(
@@ -70,6 +70,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         |pages| format!("{pages} pages"),
     )?;
 
+    bends::record_thresholds(&mut curves);
     let (steps, agreement) = bends::analyse(
         &curves,
         |p| p.pages.map(|n| n as f64),

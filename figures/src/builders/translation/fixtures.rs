@@ -12,12 +12,15 @@ fn point(region_bytes: u64, pages: u64, ns: &[f64], huge_kib: Option<u64>) -> Ch
         samples_ns_per_load: ns.to_vec(),
         ns_per_load: Summary::of(ns).unwrap(),
         anon_huge_kib: huge_kib,
+        kernel_page_kib: None,
         huge_fraction: huge_kib.map(|k| ((k * 1024) as f64 / region_bytes as f64).min(1.0)),
         collapse: None,
         timed_minor_faults: Some(0),
         dtlb_load_misses: None,
         perf_page_faults: None,
         note: None,
+        mappings: None,
+        frames_moved_fraction: None,
     }
 }
 
@@ -44,6 +47,8 @@ pub fn run() -> RunFile {
     let curve = |regime, base: f64, huge| Curve {
         regime,
         skipped: None,
+        pages_from: None,
+        step_min_rise: None,
         points: sizes
             .iter()
             .enumerate()
@@ -95,6 +100,8 @@ pub fn run() -> RunFile {
             Curve {
                 regime: Regime::Small,
                 skipped: None,
+                pages_from: None,
+                step_min_rise: None,
                 points: vec![
                     point(8 * 4096, 8, &[1.0, 1.1], Some(0)),
                     point(128 * 4096, 128, &[3.0, 3.2], Some(0)),
@@ -103,6 +110,8 @@ pub fn run() -> RunFile {
             Curve {
                 regime: Regime::Huge,
                 skipped: Some("THP enabled=never".into()),
+                pages_from: None,
+                step_min_rise: None,
                 points: vec![],
             },
         ],

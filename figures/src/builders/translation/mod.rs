@@ -43,8 +43,10 @@ fn curves(run: &RunFile, curves: &[Curve], x: fn(&ChasePoint) -> Option<f64>) ->
 fn chase_point(x: f64, p: &ChasePoint) -> Point {
     let s = &p.ns_per_load;
     let mut notes = Vec::new();
-    if s.n > 1 {
-        notes.push(format!("median of {} repetitions", s.n));
+    match p.mappings {
+        Some(m) if m > 1 => notes.push(format!("median of {} samples in {m} fresh mappings", s.n)),
+        _ if s.n > 1 => notes.push(format!("median of {} repetitions", s.n)),
+        _ => {}
     }
     if let Some(f) = p.huge_fraction {
         notes.push(format!("{}% backed by huge pages", fixed(f * 100.0, 0)));

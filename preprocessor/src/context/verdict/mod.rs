@@ -338,10 +338,12 @@ pub fn add(views: &mut Views) {
         first_touch::add(ft, floor);
     }
     if let Some(stair) = views.stair.as_mut() {
+        stair.gigantic.judge(floor);
         translation::steps(&mut stair.steps, &mut stair.step_counts);
         translation::staircase(stair, floor);
     }
     if let Some(tlb) = views.tlb.as_mut() {
+        tlb.gigantic.judge(floor);
         translation::steps(&mut tlb.steps, &mut tlb.step_counts);
         translation::tlb_reach(tlb, floor);
     }
