@@ -1,6 +1,7 @@
 //! `collector inspect PID`: a live process watched through `/proc` for a
 //! while, and for each row of the book's symptom table (`book/symptoms.md`)
-//! a verdict with the counters behind it. Stored as the `inspect`
+//! that one process's `/proc` can show, a verdict with the counters behind
+//! it. Stored as the `inspect`
 //! experiment of a run file, so it is read and validated like every run.
 
 use std::collections::BTreeMap;
@@ -103,7 +104,8 @@ pub struct SettingsInForce {
     pub policy: Option<u32>,
 }
 
-/// The rows of `book/symptoms.md`, in its order.
+/// The rows of `book/symptoms.md` a process's `/proc` can show, in its
+/// order.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, FromJson,
 )]

@@ -42,7 +42,7 @@ pub struct Inspect {
     pub machine: InspectMachine,
     /// Settings in force while it was watched (null where unread).
     pub settings: InspectSettings,
-    /// One per row of `book/symptoms.md`, in its order.
+    /// One per row of `book/symptoms.md` a process's `/proc` can show, in its order.
     pub verdicts: Vec<SymptomView>,
     /// How many verdicts are `present`.
     pub present: usize,
