@@ -88,6 +88,7 @@ pub use walk::{WalkCounters, WalkPoint, WalkResults};
 /// - 5: the `gigantic` page regime (1 GiB hugetlbfs pages) in staircase and
 ///   tlb-reach curves, which older readers would refuse as an unknown
 ///   variant. (Chase points timed in several fresh mappings came with it:
-///   `mappings`, `frames_moved_fraction` and `kernel_page_kib`, which older
-///   readers may ignore.) Version 4 files still read.
+///   `mappings`, `frames_moved_fraction` and `kernel_page_kib`, and checks
+///   a machine cannot make, `cannot_tell`, which older readers may ignore.)
+///   Version 4 files still read.
 pub const SCHEMA_VERSION: u32 = 5;

@@ -234,6 +234,19 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             }
             _ => {}
         }
+        // A premise that could not be checked did not pass either: a file
+        // saying both would have the book count it as held.
+        if let Some(c) = e
+            .checks
+            .iter()
+            .position(|c| c.passed && c.cannot_tell.is_some())
+        {
+            return Err((
+                at(&format!("checks[{c}].cannot_tell")),
+                "is set on a check that passed; a premise that could not be checked did not pass"
+                    .into(),
+            ));
+        }
         let Some(results) = &e.results else { continue };
         expect_name(e, results.kind().name()).map_err(|m| (at("name"), m))?;
         // Rules of one kind's content that serde cannot express.
@@ -391,6 +404,26 @@ mod tests {
         let run = parse_run("x", GOOD).unwrap();
         assert!(run.is_reference());
         assert_eq!(run.experiments[0].status, Status::Skipped);
+    }
+
+    #[test]
+    fn a_check_that_could_not_be_made_cannot_have_passed() {
+        let with = |passed: bool| {
+            GOOD.replace(
+                r#""reason": "no memory"}"#,
+                &format!(
+                    r#""reason": "no memory", "checks": [{{"name": "n", "passed": {passed}, "expected": "e", "observed": "o", "cannot_tell": "not root"}}]}}"#
+                ),
+            )
+        };
+        let run = parse_run("x", &with(false)).unwrap();
+        assert_eq!(run.experiments[0].unchecked().count(), 1);
+        assert_eq!(run.experiments[0].failed_checks().count(), 0);
+        let e = error(&with(true));
+        assert_eq!(
+            e.field.as_deref(),
+            Some("experiments[0].checks[0].cannot_tell")
+        );
     }
 
     #[test]

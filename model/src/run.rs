@@ -144,9 +144,17 @@ pub struct ExperimentRecord {
 }
 
 impl ExperimentRecord {
-    /// Premises that did not hold (findings are never failures).
+    /// Premises that did not hold (findings, and premises this machine
+    /// cannot check, are never failures).
     pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(|c| !c.passed && !c.finding)
+        self.checks
+            .iter()
+            .filter(|c| !c.passed && !c.finding && c.cannot_tell.is_none())
+    }
+
+    /// Premises this machine could not check, each with why.
+    pub fn unchecked(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| c.cannot_tell.is_some())
     }
 
     /// What the compiler or a library chose, as recorded.
@@ -259,6 +267,11 @@ pub struct Check {
     /// what a reference source saw.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub finding: bool,
+    /// Why this premise could not be checked on this machine (pagemap
+    /// shows frames only to root); `passed` is then false, and the check is
+    /// neither a failure nor a finding. Absent for checks that were made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cannot_tell: Option<String>,
 }
 
 impl Check {
@@ -274,6 +287,20 @@ impl Check {
             expected: expected.into(),
             observed: observed.into(),
             finding: false,
+            cannot_tell: None,
+        }
+    }
+
+    /// A premise this machine cannot check, and `why`.
+    pub fn cannot_tell(
+        name: impl Into<String>,
+        expected: impl Into<String>,
+        why: impl Into<String>,
+    ) -> Check {
+        let why = why.into();
+        Check {
+            cannot_tell: Some(why.clone()),
+            ..Check::new(name, false, expected, format!("cannot tell: {why}"))
         }
     }
 

@@ -51,12 +51,25 @@ pub fn render(run: &RunFile, path: &Path) -> String {
         .iter()
         .flat_map(|e| e.findings().map(move |c| (e, c)))
         .collect();
+    let unchecked: Vec<_> = run
+        .experiments
+        .iter()
+        .flat_map(|e| e.unchecked().map(move |c| (e, c)))
+        .collect();
     let total: usize = run
         .experiments
         .iter()
-        .map(|e| e.checks.len() - e.findings().count())
+        .map(|e| e.checks.len() - e.findings().count() - e.unchecked().count())
         .sum();
     out.push('\n');
+    if !unchecked.is_empty() {
+        // Premises this machine cannot check: said, never counted as held.
+        let _ = writeln!(out, "Not checked on this machine:");
+        for (e, c) in &unchecked {
+            let why = c.cannot_tell.as_deref().unwrap_or("");
+            let _ = writeln!(out, "  {} / {}: {why}", e.name, c.name);
+        }
+    }
     if !findings.is_empty() {
         // What the compiler or a library chose: facts about this build,
         // never failures of the machine's premises.

@@ -153,7 +153,7 @@ pub fn for_curves(
 
 /// The premise of timing each point in several mappings: each one sat on
 /// other physical frames. Pagemap shows frames only to CAP_SYS_ADMIN;
-/// without it the check is a finding that says it could not tell.
+/// without it the check says it cannot tell, and why.
 fn fresh_mappings<'a>(points: impl Iterator<Item = &'a ChasePoint>) -> Option<Check> {
     let points: Vec<&ChasePoint> = points.filter(|p| p.mappings.unwrap_or(1) > 1).collect();
     let mappings = points.first()?.mappings?;
@@ -167,16 +167,13 @@ fn fresh_mappings<'a>(points: impl Iterator<Item = &'a ChasePoint>) -> Option<Ch
         .filter_map(|p| p.frames_moved_fraction)
         .collect();
     let Some(least) = moved.iter().copied().reduce(f64::min) else {
-        let mut c = Check::new(
+        return Some(Check::cannot_tell(
             name,
-            false,
             expected,
             format!(
-                "cannot tell: pagemap shows this process no frames (they need CAP_SYS_ADMIN); {mappings} mappings a point were made all the same"
+                "pagemap shows this process no frames (they need CAP_SYS_ADMIN); the {mappings} mappings a point were held together all the same"
             ),
-        );
-        c.finding = true;
-        return Some(c);
+        ));
     };
     Some(Check::new(
         name,
@@ -188,4 +185,54 @@ fn fresh_mappings<'a>(points: impl Iterator<Item = &'a ChasePoint>) -> Option<Ch
             moved.len()
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pagewalk_model::{ExperimentRecord, Status};
+
+    fn point(moved: Option<f64>) -> ChasePoint {
+        ChasePoint {
+            mappings: Some(3),
+            frames_moved_fraction: moved,
+            ..ChasePoint::of_samples(1 << 20, &[1.0; 9])
+        }
+    }
+
+    fn record(check: Check) -> ExperimentRecord {
+        ExperimentRecord {
+            name: "staircase".into(),
+            status: Status::Ok,
+            reason: None,
+            duration_s: None,
+            checks: vec![check],
+            results: None,
+            background: None,
+        }
+    }
+
+    #[test]
+    fn frames_that_cannot_be_read_are_said_never_passed_nor_failed() {
+        let unread = fresh_mappings([point(None), point(None)].iter()).unwrap();
+        assert!(!unread.passed);
+        assert!(unread
+            .cannot_tell
+            .as_deref()
+            .unwrap()
+            .contains("CAP_SYS_ADMIN"));
+        let r = record(unread);
+        assert_eq!(r.failed_checks().count(), 0);
+        assert_eq!(r.unchecked().count(), 1);
+        // Read, and all new: passed. Read, and reused: a failure.
+        assert!(fresh_mappings([point(Some(1.0))].iter()).unwrap().passed);
+        let reused = fresh_mappings([point(Some(1.0)), point(Some(0.0))].iter()).unwrap();
+        assert_eq!(record(reused).failed_checks().count(), 1);
+        // One mapping a point (the 1 GiB curve): nothing to check.
+        let one = ChasePoint {
+            mappings: Some(1),
+            ..point(None)
+        };
+        assert!(fresh_mappings([one].iter()).is_none());
+    }
 }
