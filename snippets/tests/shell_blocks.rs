@@ -144,9 +144,32 @@ fn stand_ins(dir: &Path, program: &Path) {
     fs::write(dir.join("bench.c"), BENCH_C).unwrap();
 }
 
+/// Whether a command line writes a kernel setting: into `/sys` or
+/// `/proc/sys` (by `tee` or a redirection), or with `sysctl NAME=VALUE`.
+fn writes_system(text: &str) -> bool {
+    let into = |path: &str| {
+        [" tee ", " tee -a ", "> ", ">"]
+            .iter()
+            .any(|w| text.contains(&format!("{w}{path}")))
+    };
+    into("/sys/")
+        || into("/proc/sys/")
+        || text
+            .split_whitespace()
+            .skip_while(|w| *w != "sysctl")
+            .skip(1)
+            .any(|w| !w.starts_with('-') && w.contains('='))
+}
+
 fn run(cmd: &ShellLine, dir: &Path, pid: u32) -> Outcome {
     if cmd.changes_system {
         return Outcome::NotRun("changes the system");
+    }
+    // Never run as root on the CI machine: it would change its settings.
+    if writes_system(&cmd.text) {
+        return Outcome::Failed(
+            "writes a kernel setting but is not marked \"changes the system\"".into(),
+        );
     }
     if cmd.text.starts_with("cargo run") {
         return Outcome::NotRun(
@@ -343,6 +366,27 @@ fn every_read_only_shell_line_runs() {
     }
     assert!(failures.is_empty(), "{failures}");
     assert!(ran >= 40, "only {ran} shell lines ran");
+}
+
+#[test]
+fn a_line_that_writes_a_kernel_setting_is_recognised() {
+    for text in [
+        "echo 1 | sudo tee /sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages",
+        "echo never > /sys/kernel/mm/transparent_hugepage/enabled",
+        "echo 512 | sudo tee -a /proc/sys/vm/nr_hugepages",
+        "sudo sysctl vm.overcommit_memory=2",
+        "sysctl -w kernel.sched_rt_runtime_us=-1",
+    ] {
+        assert!(writes_system(text), "{text}");
+    }
+    for text in [
+        "cat /sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages",
+        "grep -o pdpe1gb /proc/cpuinfo | head -1",
+        "sysctl vm.overcommit_memory",
+        "sysctl -n kernel.sched_rt_runtime_us",
+    ] {
+        assert!(!writes_system(text), "{text}");
+    }
 }
 
 #[test]
