@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::rows::{AtRow, CpuidRow};
 use super::translation::{
-    agreement, in_vm, joined, size, steps, AgreementView, Caches, Chase, Counters, Cpuid, Gigantic,
-    Placement, Record, StepCounts, StepView,
+    agreement, in_vm, joined, size, steps, AgreementView, Caches, Chase, Counters, Cpuid, Record,
+    StepCounts, StepView,
 };
 use super::verdict::translation::TlbVerdict;
 
@@ -56,10 +56,6 @@ pub struct TlbReach {
     pub caches: Caches,
     /// Whether the perf counters opened.
     pub counters: Counters,
-    /// The 1 GiB-page curve against THP at the most pages both touched.
-    pub gigantic: Gigantic,
-    /// How much fresh mappings moved the 4 KiB points, against repetition.
-    pub placement: Placement,
     /// Verdicts on the rise past the L2 TLB (below).
     pub verdict: Option<TlbVerdict>,
 }
@@ -156,12 +152,6 @@ pub fn view(run: &RunFile) -> Option<TlbReach> {
         cpuid: Cpuid::of(t.map(|t| &t.geometry)),
         caches: Caches::of(t.map(|t| &t.geometry)),
         counters: Counters::of(t.and_then(|t| t.counters.as_ref())),
-        gigantic: Gigantic::of(curves, t.map(|t| &t.geometry), |p| p.pages, pages),
-        placement: Placement::of(curves, |p| p.pages, pages),
         verdict: None,
     })
-}
-
-fn pages(n: u64) -> String {
-    format!("{n} pages")
 }

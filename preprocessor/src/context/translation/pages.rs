@@ -1,9 +1,9 @@
-//! What the staircase and tlb-reach views add about the pages themselves:
-//! the 1 GiB regime (`stair.gigantic`, `tlb.gigantic`) and how much the
-//! physical placement of a fresh mapping moved the points
-//! (`stair.placement`, `tlb.placement`). The verdicts are filed here too,
-//! by [`judge_gigantic`] and the placement constructor, from the run's own
-//! ranges.
+//! What the staircase view adds about the pages themselves: the 1 GiB
+//! regime (`stair.gigantic`) and how much the physical placement of a fresh
+//! mapping moved the points (`stair.placement`). The verdicts are filed
+//! here too, by [`Gigantic::judge`] and the placement constructor, from the
+//! run's own ranges. (The TLB-reach curve's 1 GiB points are in its chart;
+//! no chapter sentence needs them judged.)
 
 use pagewalk_model::{ChasePoint, Curve, Geometry, Regime, Summary};
 use schemars::JsonSchema;
@@ -142,7 +142,7 @@ pub struct Placement {
     pub widest: Option<PlacementPoint>,
     /// The least rise, %, the step detector took for a step on the 4 KiB curve: 20, or the typical between-mapping spread where larger.
     pub step_min_rise_pct: Option<f64>,
-    /// True when that least rise is above the detector's default because of placement.
+    /// True when placement set that least rise: the recorded threshold is the curve's typical between-mapping spread (the collector takes the larger of that and its default).
     pub step_threshold_raised: Option<bool>,
 }
 
@@ -162,9 +162,6 @@ pub struct PlacementPoint {
     /// `between-larger` or `within-larger`, as for `typical`, at this point.
     pub verdict: &'static str,
 }
-
-/// The step detector's least rise when placement does not raise it.
-const DEFAULT_MIN_RISE: f64 = 0.2;
 
 impl Placement {
     pub fn of(
@@ -222,7 +219,9 @@ impl Placement {
             typical: larger(between, within),
             widest,
             step_min_rise_pct: rise.map(pct),
-            step_threshold_raised: rise.map(|r| r > DEFAULT_MIN_RISE),
+            // The recorded threshold is max(default, typical spread): it
+            // was raised exactly when it is that spread.
+            step_threshold_raised: rise.zip(between).map(|(r, b)| (r - b).abs() <= r * 1e-9),
         }
     }
 }
@@ -274,15 +273,27 @@ mod tests {
         );
         // Mappings within 2% of each other, repetitions 10% apart.
         let calm = point(1 << 20, &[10.0, 11.0, 10.2, 11.2, 10.1, 11.0], Some(3));
-        let p = Placement::of(&[curve(Regime::Small, vec![calm, wide])], bytes, size);
-        let w = p.widest.unwrap();
+        let p = Placement::of(
+            &[curve(Regime::Small, vec![calm.clone(), wide.clone()])],
+            bytes,
+            size,
+        );
+        let w = p.widest.clone().unwrap();
         assert_eq!((w.at.as_str(), w.verdict), ("1 GiB", "between-larger"));
         assert_eq!((w.fastest_ns, w.slowest_ns), (100.5, 150.5));
         assert!((w.between_pct - (150.5 / 100.5 - 1.0) * 100.0).abs() < 1e-9);
         assert_eq!(p.mappings, Some(3));
         assert_eq!(p.repetitions, Some(2));
         assert_eq!(p.frames_moved_pct, Some(100.0));
+        // The detector kept its own threshold (recorded 20%), not the
+        // typical spread; had it taken the spread, the view says so.
         assert_eq!(p.step_threshold_raised, Some(false));
+        let typical = p.typical_between_pct.unwrap() / 100.0;
+        let mut raised = curve(Regime::Small, vec![calm.clone(), wide.clone()]);
+        raised.step_min_rise = Some(typical);
+        let p = Placement::of(&[raised], bytes, size);
+        assert_eq!(p.step_threshold_raised, Some(true));
+        assert!((p.step_min_rise_pct.unwrap() - typical * 100.0).abs() < 1e-9);
         // Only repetitions spread: within is larger everywhere.
         let calm = point(1 << 20, &[10.0, 11.0, 10.2, 11.2, 10.1, 11.0], Some(3));
         let p = Placement::of(&[curve(Regime::Small, vec![calm])], bytes, size);

@@ -343,7 +343,6 @@ pub fn add(views: &mut Views) {
         translation::staircase(stair, floor);
     }
     if let Some(tlb) = views.tlb.as_mut() {
-        tlb.gigantic.judge(floor);
         translation::steps(&mut tlb.steps, &mut tlb.step_counts);
         translation::tlb_reach(tlb, floor);
     }
