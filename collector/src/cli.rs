@@ -74,18 +74,31 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the command line, then holds it to the rules between options
-    /// that a value parser alone cannot see. Either refusal is clap's usage
-    /// error: the message on stderr, exit status 2, before anything runs.
-    pub fn parse_checked() -> Cli {
-        let cli = Cli::parse();
+    /// Parses `argv`, then holds it to the rules a value parser alone
+    /// cannot see. Every refusal is a usage error: one message on stderr
+    /// with every character a terminal would act on escaped (clap quotes
+    /// a refused value raw), exit status 2, before anything runs.
+    pub fn parse_checked(argv: &[std::ffi::OsString]) -> Cli {
+        if let Err(message) = crate::args::screen(argv) {
+            refuse(&format!(
+                "error: {message}\n\nFor more information, try '--help'.\n"
+            ));
+        }
+        let cli = Cli::try_parse_from(argv).unwrap_or_else(|e| {
+            use clap::error::ErrorKind::*;
+            match e.kind() {
+                // Help and version text are the collector's own.
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+                _ => refuse(&e.render().to_string()),
+            }
+        });
         if let Err((subcommand, message)) = cli.check() {
             // Built, so the usage line reads `collector inspect ...`.
             let mut cmd = Cli::command();
             cmd.build();
             let mut cmd = cmd.find_subcommand(subcommand).cloned().unwrap_or(cmd);
-            cmd.error(clap::error::ErrorKind::ValueValidation, message)
-                .exit();
+            let e = cmd.error(clap::error::ErrorKind::ValueValidation, message);
+            refuse(&e.render().to_string());
         }
         cli
     }
@@ -95,9 +108,16 @@ impl Cli {
     pub fn check(&self) -> Result<(), (&'static str, String)> {
         match &self.command {
             Command::Inspect(args) => args.check().map_err(|m| ("inspect", m)),
+            Command::Run(args) => args.check().map_err(|m| ("run", m)),
             _ => Ok(()),
         }
     }
+}
+
+/// Prints a usage error made safe for a terminal and exits with 2.
+fn refuse(message: &str) -> ! {
+    eprint!("{}", crate::args::safe_message(message));
+    std::process::exit(2)
 }
 
 #[derive(Debug, Subcommand)]
@@ -149,6 +169,7 @@ pub enum CompareFormat {
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// The process to watch.
+    #[arg(value_parser = clap::value_parser!(u32).range(1..))]
     pub pid: u32,
     /// How long to watch (wall time), e.g. 10s, 500ms, 1m.
     #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = parse_watch)]
@@ -249,13 +270,17 @@ pub enum Probe {
     },
 }
 
+/// Operations in one timed batch of a probe: the largest plan is 10,000.
+const MAX_PER_BATCH: u64 = 1_000_000;
+
 #[derive(Debug, Clone, Copy, Args)]
 pub struct ProbeSize {
-    /// Timed batches (after one untimed warm-up batch).
-    #[arg(long)]
+    /// Timed batches (after one untimed warm-up batch); 0 runs the
+    /// warm-up only, the baseline `strace -c` counts are taken against.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=MAX_SAMPLES as u64))]
     pub batches: u64,
     /// Operations per batch.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_PER_BATCH))]
     pub per_batch: u64,
 }
 
@@ -265,7 +290,8 @@ pub struct RunArgs {
     #[arg(
         value_name = "NAME",
         required_unless_present = "all",
-        conflicts_with = "all"
+        conflicts_with = "all",
+        value_parser = experiment_names()
     )]
     pub names: Vec<String>,
     /// Run every experiment.
@@ -291,8 +317,23 @@ pub struct RunArgs {
     /// thp: reserve N 2 MiB hugetlbfs pages for its MAP_HUGETLB attempt and
     /// put the old count back afterwards (needs root; otherwise no system
     /// setting is ever changed).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_RESERVE))]
     pub reserve_hugepages: Option<u64>,
+}
+
+/// The most 2 MiB pages `--reserve-hugepages` asks for: 1 TiB of them.
+/// The kernel grants what it can and the run records what it got; a
+/// number past this is a typing error, not a request.
+const MAX_RESERVE: u64 = 1 << 19;
+
+/// `run`'s names: the experiments `collector list` shows. An unknown one
+/// is a usage error (exit 2), with the list.
+fn experiment_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        crate::experiments::all()
+            .iter()
+            .map(|e| clap::builder::PossibleValue::new(e.name())),
+    )
 }
 
 /// Everything an experiment needs to know about how it was asked to run.
@@ -306,6 +347,19 @@ pub struct Settings {
 }
 
 impl RunArgs {
+    /// A name given twice would run twice and put two records of one
+    /// experiment in the file, which the model refuses.
+    pub fn check(&self) -> Result<(), String> {
+        for (i, name) in self.names.iter().enumerate() {
+            if self.names[..i].contains(name) {
+                return Err(format!(
+                    "`{name}` is named twice; a run file holds each experiment once"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn settings(&self) -> Settings {
         Settings {
             quick: self.quick,
@@ -333,6 +387,9 @@ impl Settings {
     }
 }
 
+/// The smallest page, and the smallest size an experiment can measure.
+const PAGE_BYTES: u64 = 4096;
+
 /// Human sizes with binary multiples: `64M` and `64MiB` are both 2^26, as
 /// page sizes are powers of two.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
@@ -340,8 +397,14 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         .with_binary()
         .parse_size(text)
         .map_err(|e| format!("{e} (try 256M or 1G)"))?;
-    if bytes == 0 {
-        return Err("must be more than zero".into());
+    // A fraction of a byte is no size (`0.5` would round to 1 byte).
+    if text.trim().parse::<f64>().is_ok_and(|b| b.fract() != 0.0) {
+        return Err("is a fraction of a byte; give whole bytes or a unit (4096, 64M)".into());
+    }
+    if bytes < PAGE_BYTES {
+        return Err(format!(
+            "is {bytes} bytes, less than one 4 KiB page ({PAGE_BYTES} bytes): no experiment measures less than a page"
+        ));
     }
     // Recorded as the size asked for, whatever the guard then allows.
     recordable(serde_json::json!({ "requested_bytes": bytes }))?;
@@ -353,7 +416,7 @@ fn parse_alloc_path(text: &str) -> Result<AllocPath, String> {
 }
 
 fn parse_mode(text: &str) -> Result<Mode, String> {
-    Mode::from_name(text.trim()).ok_or_else(|| {
+    Mode::from_name(text).ok_or_else(|| {
         let names: Vec<_> = Mode::ALL.iter().map(|m| m.name()).collect();
         format!("unknown mode `{text}`; modes are {}", names.join(", "))
     })
@@ -400,7 +463,11 @@ mod tests {
         assert_eq!(parse_bytes("1G"), Ok(1 << 30));
         assert_eq!(parse_bytes("256m"), Ok(256 << 20));
         assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("1.5M"), Ok(3 << 19));
         assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("4095").unwrap_err().contains("4 KiB page"));
+        assert!(parse_bytes("0.5").unwrap_err().contains("fraction"));
+        assert!(parse_bytes("4096.5").unwrap_err().contains("fraction"));
         assert!(parse_bytes("lots").is_err());
     }
 

@@ -58,6 +58,17 @@ pub fn name(signal: libc::c_int) -> &'static str {
     }
 }
 
+/// The signal as a run file records it.
+pub fn stop_signal(signal: libc::c_int) -> pagewalk_model::StopSignal {
+    use pagewalk_model::StopSignal;
+    match signal {
+        libc::SIGINT => StopSignal::Sigint,
+        libc::SIGHUP => StopSignal::Sighup,
+        // The only other one handled.
+        _ => StopSignal::Sigterm,
+    }
+}
+
 /// The exit status a shell reports for death by `signal`: 128 + its number.
 pub fn exit_status(signal: libc::c_int) -> u8 {
     128u8.saturating_add(signal as u8)

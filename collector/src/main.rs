@@ -4,6 +4,7 @@
 
 mod affinity;
 mod alloc_count;
+mod args;
 mod background;
 mod cli;
 mod compare;
@@ -19,6 +20,7 @@ mod output;
 mod probe;
 mod procfs;
 mod progress;
+mod rlimits;
 mod run;
 mod scratch;
 mod stdout;
@@ -28,15 +30,23 @@ mod timing;
 use std::process::ExitCode;
 
 use cli::{Cli, Command};
+use pagewalk_model::display::escaped_for_terminal;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse_checked();
-    let code = command(cli.command);
+    // A write past the file-size limit (`ulimit -f`) then fails with EFBIG,
+    // which the writers handle by keeping the run elsewhere, instead of
+    // SIGXFSZ killing the process mid-write with the run unsaved.
+    // SAFETY: setting a signal's disposition to SIG_IGN has no handler to
+    // be unsafe in.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    let argv = args::command_line();
+    let cli = Cli::parse_checked(&argv);
+    let code = command(cli.command, args::recorded(&argv));
     // Standard output that could not be written decides the status here.
     stdout::finish(code)
 }
 
-fn command(command: Command) -> ExitCode {
+fn command(command: Command, recorded: Vec<String>) -> ExitCode {
     match command {
         Command::List => {
             for e in experiments::all() {
@@ -46,15 +56,13 @@ fn command(command: Command) -> ExitCode {
         }
         Command::Validate { files } => run::validate(&files),
         Command::Compare { files, format } => compare::run(&files, format),
-        Command::Inspect(args) => {
-            inspect::run(&args, std::env::args().collect()).unwrap_or_else(|e| {
-                eprintln!("collector inspect: {e}");
-                ExitCode::FAILURE
-            })
-        }
+        Command::Inspect(args) => inspect::run(&args, recorded).unwrap_or_else(|e| {
+            eprintln!("collector inspect: {}", escaped_for_terminal(&e));
+            ExitCode::FAILURE
+        }),
         Command::Probe { probe } => probe::run(&probe),
-        Command::Run(args) => run::run(&args, std::env::args().collect()).unwrap_or_else(|e| {
-            eprintln!("collector: {e}");
+        Command::Run(args) => run::run(&args, recorded).unwrap_or_else(|e| {
+            eprintln!("collector: {}", escaped_for_terminal(&e));
             ExitCode::FAILURE
         }),
     }

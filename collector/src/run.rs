@@ -19,6 +19,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     let total = chosen.len();
     // A folder that cannot take the file is found now, not after minutes of
     // measuring that would then be lost.
+    crate::rlimits::ensure_open_files().map_err(|e| format!("{e}; nothing was measured"))?;
     output::save::probe_writable(&args.out).map_err(|e| format!("{e}; nothing was measured"))?;
     interrupt::install()?;
     // A collector killed while it had changed the machine: undone first,
@@ -43,9 +44,10 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
         }
         records.push(experiment.run(&env));
     }
-    // A signal that arrived after the last experiment finished cut nothing.
-    let interrupted =
-        interrupt::received().filter(|_| records.len() < total || cut_short(&records));
+    // A signal that arrived after the last experiment finished cut nothing,
+    // but it is still recorded and answered: its sender must see it landed.
+    let received = interrupt::received();
+    let interrupted = received.filter(|_| records.len() < total || cut_short(&records));
     let failed = records.iter().any(|r| r.status == Status::Failed);
 
     let run = RunFile {
@@ -58,6 +60,7 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
             quick: args.quick,
             command,
             interrupted: interrupted.is_some(),
+            signal: received.map(interrupt::stop_signal),
         },
         machine: Some(machine),
         experiments: records,
@@ -67,24 +70,51 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     let saved = output::save::save(&args.out, &run_id, &run);
     let path = match &saved {
         Ok(path) => path.clone(),
-        Err(not) => not.kept.clone().ok_or_else(|| not.to_string())?,
+        Err(not) => match &not.kept {
+            Some(kept) => kept.clone(),
+            None => return Ok(output::save::on_stdout(&run, not)),
+        },
     };
     stdout::print(&output::summary::render(&run, &path));
     if let Err(not) = saved {
-        eprintln!("collector: {not}");
+        eprintln!(
+            "collector: {}",
+            pagewalk_model::display::escaped_for_terminal(&not.to_string())
+        );
         return Ok(ExitCode::FAILURE);
     }
-    Ok(if let Some(signal) = interrupted {
-        stdout::println(&format_args!(
-            "Interrupted by {}: the file holds what finished before it.",
-            interrupt::name(signal)
-        ));
-        ExitCode::from(interrupt::exit_status(signal))
-    } else if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    let (status, line) = ending(interrupted, received, failed);
+    if let Some(line) = line {
+        stdout::println(&line);
+    }
+    Ok(ExitCode::from(status))
+}
+
+/// The exit status of a run whose file was written, and the line that
+/// closes its summary. A stop signal is answered with 128 + its number
+/// whether or not it cut anything: its sender must see it was received.
+fn ending(
+    interrupted: Option<libc::c_int>,
+    received: Option<libc::c_int>,
+    failed: bool,
+) -> (u8, Option<String>) {
+    match (interrupted, received) {
+        (Some(signal), _) => (
+            interrupt::exit_status(signal),
+            Some(format!(
+                "Interrupted by {}: the file holds what finished before it.",
+                interrupt::name(signal)
+            )),
+        ),
+        (None, Some(signal)) => (
+            interrupt::exit_status(signal),
+            Some(format!(
+                "{} arrived after the last experiment had finished: it cut nothing, and the file is complete.",
+                interrupt::name(signal)
+            )),
+        ),
+        (None, None) => (u8::from(failed), None),
+    }
 }
 
 fn cut_short(records: &[pagewalk_model::ExperimentRecord]) -> bool {
@@ -205,6 +235,21 @@ fn json_files(dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signal_is_answered_whether_or_not_it_cut_anything() {
+        // Cut an experiment short: the file says so, the status is 128 + 15.
+        let (status, line) = ending(Some(libc::SIGTERM), Some(libc::SIGTERM), false);
+        assert_eq!(status, 143);
+        assert!(line.unwrap().starts_with("Interrupted by SIGTERM"));
+        // Arrived as the last experiment finished (thp's final attempt):
+        // before, exit 0 and nothing said.
+        let (status, line) = ending(None, Some(libc::SIGTERM), false);
+        assert_eq!(status, 143);
+        assert!(line.unwrap().contains("cut nothing"));
+        assert_eq!(ending(None, None, true), (1, None));
+        assert_eq!(ending(None, None, false), (0, None));
+    }
 
     #[test]
     fn run_ids_sort_by_time_and_differ() {

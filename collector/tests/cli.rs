@@ -236,10 +236,20 @@ fn sigterm_and_sighup_keep_what_finished_and_say_it_was_cut_short() {
             "{name}: exit as a shell reports it"
         );
         let run = read_run(&file).unwrap();
-        let Provenance::Collector { interrupted, .. } = run.provenance else {
+        let Provenance::Collector {
+            interrupted,
+            signal,
+            ..
+        } = run.provenance
+        else {
             panic!("a collector run")
         };
         assert!(interrupted, "{name}");
+        assert_eq!(
+            signal.map(|s| s.name()),
+            Some(name),
+            "the signal is recorded"
+        );
         // The experiment that was running is partial, and says so; none of
         // the later ones is in the file.
         let first = &run.experiments[0];

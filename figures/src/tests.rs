@@ -63,6 +63,7 @@ fn run() -> RunFile {
             quick: true,
             command: vec![],
             interrupted: false,
+            signal: None,
         },
         vec![
             ModeResult::from_samples(

@@ -61,7 +61,10 @@ impl Verdict {
     /// `5.2% apart, inside the A-vs-A noise (7.1%)`; two significant
     /// figures, so that two small differences never print alike.
     pub fn describe(&self) -> String {
-        let pct = |x: f64| format!("{}%", two_figures(x * 100.0));
+        let pct = |x: f64| match x * 100.0 {
+            p if p.is_finite() => format!("{}%", two_figures(p)),
+            _ => crate::units::NOT_A_NUMBER.to_string(),
+        };
         format!(
             "{} apart, {} the A-vs-A noise ({})",
             pct(self.difference),

@@ -43,6 +43,20 @@ pub fn quoted_for_terminal(s: &str, max: usize) -> String {
     out
 }
 
+/// `s` with every character [`quoted_for_terminal`] escapes written as
+/// its escape, but without quotes and uncut: for text that is one piece of
+/// a message (a line of clap's, an argument a run file records).
+pub fn escaped_for_terminal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match escape(c) {
+            Some(e) => out.push_str(&e),
+            None => out.push(c),
+        }
+    }
+    out
+}
+
 /// How `c` is written, if it must not reach a terminal as it is.
 fn escape(c: char) -> Option<String> {
     match c {
@@ -119,6 +133,15 @@ mod tests {
             r#""x\u{1b}]0;pwned\u{7}\u{1b}[2J\ny\r\u{202e}\u{7f}\u{9b}""#
         );
         assert!(!shown.chars().any(unsafe_char), "{shown:?}");
+    }
+
+    #[test]
+    fn escaped_text_has_no_quotes_and_no_control_character() {
+        assert_eq!(escaped_for_terminal("plain été"), "plain été");
+        assert_eq!(
+            escaped_for_terminal("a\x1b[2J\tb\u{2028}"),
+            r"a\u{1b}[2J\tb\u{2028}"
+        );
     }
 
     #[test]

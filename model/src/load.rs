@@ -215,6 +215,17 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
     validate_provenance(&run.provenance)?;
     for (i, e) in run.experiments.iter().enumerate() {
         let at = |f: &str| format!("experiments[{i}].{f}");
+        // Two records of one experiment would leave which one a chapter
+        // shows to the order of a search.
+        if let Some(first) = run.experiments[..i].iter().position(|o| o.name == e.name) {
+            return Err((
+                at("name"),
+                format!(
+                    "{} is there already (experiments[{first}]); a run file holds each experiment once",
+                    crate::json::quoted(&e.name)
+                ),
+            ));
+        }
         match e.status {
             Status::Ok if e.results.is_none() => {
                 return Err((
@@ -262,7 +273,8 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             Results::Shootdown(s) => rules::shootdown(s),
             Results::Mlp(m) => rules::mlp(m),
             Results::Walk(w) => rules::walk(w),
-            Results::Alloc(_) | Results::Syscall(_) | Results::Noise(_) => Ok(()),
+            Results::Noise(n) => rules::noise(n),
+            Results::Alloc(_) | Results::Syscall(_) => Ok(()),
         };
         checked.map_err(|(f, m)| (field(&f), m))?;
     }

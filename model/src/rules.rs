@@ -11,6 +11,8 @@ use crate::{
     FirstTouchResults, MlpResults, NumaResults, ShootdownResults, TailResults, WalkResults,
 };
 
+use crate::decimal::shortest;
+
 type Checked = Result<(), (String, String)>;
 
 /// No page holds less than one 8-byte pointer of a chase.
@@ -276,4 +278,165 @@ fn faults_fit_pages(ft: &FirstTouchResults) -> Checked {
         }
     }
     Ok(())
+}
+
+/// The ratios the noise chapter prints (a batch's spread and CV, each
+/// comparison's difference and A-vs-A floor) are what its own samples
+/// give, when the file keeps them; a file without them (a published
+/// source's figures) still holds ratios a measurement can reach. A
+/// spread of 1e308 would otherwise print as "inf%".
+pub(crate) fn noise(n: &crate::NoiseResults) -> Checked {
+    use crate::noise::Condition;
+    for (b, batch) in n.batches.iter().enumerate() {
+        let at = |f: &str| format!("batches[{b}].{f}");
+        // The samples, when the file keeps all that the summary counts (a
+        // trimmed file keeps some: its ratios come from the whole batch).
+        let kept = &batch.samples_ns;
+        let runs = batch.summary.map_or(kept.len(), |s| s.n);
+        let all = (!kept.is_empty() && kept.len() == runs).then_some(kept);
+        if let Some(spread) = batch.spread {
+            ratio_within(&at("spread"), spread, 1.0, MAX_RATIO, "max/min of the runs")?;
+            if let Some(samples) = all {
+                let min = samples.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = samples.iter().copied().fold(0.0, f64::max);
+                agrees(
+                    &at("spread"),
+                    spread,
+                    (min > 0.0).then(|| max / min),
+                    "samples_ns",
+                )?;
+            }
+        }
+        if let Some(cv) = batch.cv {
+            // The CV of n values that are not negative is at most sqrt(n).
+            let n = if runs == 0 {
+                crate::limits::MAX_SAMPLES
+            } else {
+                runs
+            };
+            ratio_within(
+                &at("cv"),
+                cv,
+                0.0,
+                (n as f64).sqrt(),
+                "the square root of the runs' count",
+            )?;
+            if let Some(samples) = all {
+                agrees(
+                    &at("cv"),
+                    cv,
+                    crate::coefficient_of_variation(samples),
+                    "samples_ns",
+                )?;
+            }
+        }
+    }
+    let summary = |c: Condition| n.batch(c).and_then(|b| b.summary);
+    for (i, c) in n.comparisons.iter().enumerate() {
+        let at = |f: &str| format!("comparisons[{i}].verdict.{f}");
+        let v = &c.verdict;
+        ratio_within(
+            &at("difference"),
+            v.difference,
+            0.0,
+            MAX_RATIO,
+            "a relative difference",
+        )?;
+        ratio_within(
+            &at("noise"),
+            v.noise,
+            0.0,
+            MAX_RATIO,
+            "a relative difference",
+        )?;
+        if let (Some(a), Some(b)) = (summary(c.a), summary(c.b)) {
+            agrees(
+                &at("difference"),
+                v.difference,
+                crate::relative_difference(&a, &b),
+                "the batches' medians",
+            )?;
+        }
+        // The floor is the largest of several A-vs-A differences, so at
+        // least the one between the two pinned batches.
+        if let (Some(a), Some(again)) =
+            (summary(Condition::Pinned), summary(Condition::PinnedAgain))
+        {
+            if let Some(floor) = crate::relative_difference(&a, &again) {
+                if v.noise < floor * (1.0 - 1e-9) {
+                    return Err((
+                        at("noise"),
+                        format!(
+                            "is {}, below the pinned batches' own difference ({})",
+                            shortest(v.noise),
+                            shortest(floor)
+                        ),
+                    ));
+                }
+            }
+        }
+        if v.inside_noise != (v.difference <= v.noise) {
+            return Err((
+                at("inside_noise"),
+                format!(
+                    "is {}, but the difference {} the noise",
+                    v.inside_noise,
+                    if v.difference <= v.noise {
+                        "is within"
+                    } else {
+                        "exceeds"
+                    }
+                ),
+            ));
+        }
+    }
+    if let Some(h) = n.hybrid_slowdown {
+        ratio_within(
+            "hybrid_slowdown",
+            h,
+            0.0,
+            MAX_RATIO,
+            "a slowest-over-fastest ratio",
+        )?;
+    }
+    Ok(())
+}
+
+/// The largest ratio of two times a run file may print as a spread or a
+/// difference: a millionfold. Two times the file can hold differ at most
+/// by an hour over a tenth of a nanosecond (3.6e13), but repetitions of
+/// one workload a millionfold apart measured nothing.
+const MAX_RATIO: f64 = 1e6;
+
+fn ratio_within(field: &str, x: f64, lo: f64, hi: f64, what: &str) -> Checked {
+    if (lo..=hi).contains(&x) {
+        return Ok(());
+    }
+    Err((
+        field.to_string(),
+        format!(
+            "is {}; {what} lies from {} to {}",
+            shortest(x),
+            shortest(lo),
+            shortest(hi)
+        ),
+    ))
+}
+
+/// `x` equals `expected`, what the file's own data give (to a millionth:
+/// the writer rounds nothing, a reader a few ulp).
+fn agrees(field: &str, x: f64, expected: Option<f64>, from: &str) -> Checked {
+    let Some(e) = expected.filter(|e| e.is_finite()) else {
+        return Err((
+            field.to_string(),
+            format!("is {}, but {from} give no such ratio", shortest(x)),
+        ));
+    };
+    if (x - e).abs() <= e.abs() * 1e-6 + 1e-12 {
+        return Ok(());
+    }
+    Err((
+        field.to_string(),
+        format!("is {}, but {from} give {}", shortest(x), shortest(e)),
+    ))
 }

@@ -54,6 +54,11 @@ pub enum Provenance {
         /// present finished, the rest never ran.
         #[serde(default)]
         interrupted: bool,
+        /// The signal that asked the run to stop, whenever one arrived:
+        /// also after the last experiment had finished, when it cut
+        /// nothing (`interrupted` false), so whoever sent it can see it
+        /// was received. Absent in files from before it was recorded.
+        signal: Option<StopSignal>,
     },
     /// Figures transcribed from a published source, not measured here.
     Reference {
@@ -66,6 +71,29 @@ pub enum Provenance {
         /// What was transcribed and what the source did not report.
         note: String,
     },
+}
+
+/// A signal the collector takes as "stop": Ctrl-C, a service manager or a
+/// CI timeout, a closed terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
+pub enum StopSignal {
+    #[serde(rename = "SIGINT")]
+    Sigint,
+    #[serde(rename = "SIGTERM")]
+    Sigterm,
+    #[serde(rename = "SIGHUP")]
+    Sighup,
+}
+
+impl StopSignal {
+    /// As the file and a shell write it: `SIGTERM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StopSignal::Sigint => "SIGINT",
+            StopSignal::Sigterm => "SIGTERM",
+            StopSignal::Sighup => "SIGHUP",
+        }
+    }
 }
 
 impl RunFile {

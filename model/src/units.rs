@@ -71,18 +71,47 @@ fn scaled(v: f64, base: f64, units: &[&str]) -> String {
     format!("{} {}", significant(value), units[unit])
 }
 
-/// A size in bytes: `512 B`, `4 KiB`, `1.25 MiB`, `1 GiB`.
+/// A size in bytes: `512 B`, `4 KiB`, `1.25 MiB`, `1 GiB`. Never rounded
+/// onto a whole number of units it is not: 4,095 bytes is `3.999 KiB`,
+/// not `4 KiB` (which would read as a page), with up to three decimals,
+/// and the exact bytes where even those would round.
 pub fn bytes(v: f64) -> String {
     if !v.is_finite() {
-        return format!("{} B", crate::decimal::shortest(v));
+        return NOT_A_NUMBER.to_string();
     }
-    scaled(v, 1024.0, &BYTE_UNITS)
+    let mut value = v;
+    let mut unit = 0;
+    while unit + 1 < BYTE_UNITS.len() && value.abs() >= 1024.0 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let mut d = decimals(value.abs());
+    loop {
+        let text = trimmed(value, d);
+        let whole = !text.contains('.');
+        // Scaling by 1024 is exact in binary, so a whole number of units
+        // has no fraction left.
+        if !whole || value.fract() == 0.0 {
+            return format!("{text} {}", BYTE_UNITS[unit]);
+        }
+        if d >= MAX_SIZE_DECIMALS {
+            return format!("{} B", count(v.round()));
+        }
+        d += 1;
+    }
 }
+
+/// Decimals a size may take to stay off a unit boundary it is not on.
+const MAX_SIZE_DECIMALS: usize = 3;
+
+/// What a formatter writes for a value that is not a finite number: it
+/// never prints `inf` or `NaN` as if measured.
+pub const NOT_A_NUMBER: &str = "n/a";
 
 /// A duration given in nanoseconds: `12.3 ns`, `1.52 µs`, `293 ms`, `1.72 s`.
 pub fn duration_ns(ns: f64) -> String {
     if !ns.is_finite() {
-        return format!("{} ns", crate::decimal::shortest(ns));
+        return NOT_A_NUMBER.to_string();
     }
     scaled(ns, 1000.0, &TIME_UNITS)
 }
@@ -103,6 +132,9 @@ pub fn duration_unit(ns: f64) -> (f64, &'static str) {
 /// (`262,144`, `1,234,568`), three significant digits below 100 (`12.3`,
 /// `0.25`).
 pub fn count(v: f64) -> String {
+    if !v.is_finite() {
+        return NOT_A_NUMBER.to_string();
+    }
     group_thousands(&significant(v))
 }
 
@@ -179,8 +211,16 @@ mod tests {
         assert_eq!(bytes(f64::from(1u32 << 30)), "1 GiB");
         assert_eq!(bytes(64.0 * 1024.0 * 1024.0), "64 MiB");
         assert_eq!(bytes(0.0), "0 B");
-        // Rounds up into the next unit rather than `1024 KiB`.
-        assert_eq!(bytes(1024.0 * 1024.0 - 1.0), "1 MiB");
+        // Never onto a boundary it is not on: not `4 KiB`, not `1 MiB`.
+        assert_eq!(bytes(4095.0), "3.999 KiB");
+        assert_eq!(bytes(4097.0), "4.001 KiB");
+        assert_eq!(bytes(1024.0 * 1024.0 - 1.0), "1023.999 KiB");
+        assert_eq!(bytes(2.0 * 1024.0 * 1024.0 - 4096.0), "1.996 MiB");
+        assert_eq!(bytes(2.0 * 1024.0 * 1024.0 - 1.0), "2,097,151 B");
+        assert_eq!(bytes(1023.0), "1023 B");
+        // Where three decimals still round to a whole unit: the bytes.
+        assert_eq!(bytes(f64::from(1u32 << 30) + 1.0), "1,073,741,825 B");
+        assert_eq!(bytes(3.74 * 1024.0 * 1024.0), "3.74 MiB");
     }
 
     #[test]
@@ -202,7 +242,10 @@ mod tests {
         assert_eq!(count(-1500.0), "-1,500");
         assert_eq!(count(12.34), "12.3");
         assert_eq!(count(0.25), "0.25");
-        assert_eq!(count(f64::NAN), "NaN");
+        assert_eq!(count(f64::NAN), "n/a");
+        assert_eq!(count(f64::INFINITY), "n/a");
+        assert_eq!(bytes(f64::INFINITY), "n/a");
+        assert_eq!(duration_ns(f64::NEG_INFINITY), "n/a");
     }
 
     #[test]

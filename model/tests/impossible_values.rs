@@ -222,3 +222,81 @@ fn tempfile_dir() -> std::path::PathBuf {
     std::fs::create_dir(&dir).unwrap();
     dir
 }
+
+/// Where experiment `name` is in the example, as a field path names it.
+fn index_of(name: &str) -> usize {
+    example()["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("the example has {name}"))
+}
+
+#[test]
+fn an_experiment_recorded_twice_is_refused() {
+    // Before: `collector run syscall syscall` wrote two records, and which
+    // one a chapter showed was up to the order of a search.
+    let i = index_of("syscall");
+    let n = example()["experiments"].as_array().unwrap().len();
+    let e = refused(
+        |run| {
+            let copy = run["experiments"][i].clone();
+            run["experiments"].as_array_mut().unwrap().push(copy);
+        },
+        &format!("experiments[{n}].name"),
+    );
+    assert!(e.message.contains(&format!("experiments[{i}]")), "{e}");
+}
+
+#[test]
+fn noise_ratios_are_what_the_samples_give() {
+    // Before: 1e308 loaded, and the noise and your-machine pages printed
+    // "cv inf%" 48 times.
+    let at = format!("experiments[{}].results.noise", index_of("noise"));
+    for (field, value) in [
+        ("batches[0].spread", json!(1e308)),
+        ("batches[0].cv", json!(1e308)),
+        ("batches[0].spread", json!(0.5)),
+        ("comparisons[1].verdict.difference", json!(1e308)),
+        ("comparisons[1].verdict.noise", json!(1e308)),
+    ] {
+        refused(
+            |run| {
+                let noise = results(run, "noise");
+                let (list, rest) = field.split_once('[').unwrap();
+                let (k, rest) = rest.split_once("].").unwrap();
+                let item = &mut noise[list][k.parse::<usize>().unwrap()];
+                let target = rest.split('.').fold(item, |v, key| &mut v[key]);
+                *target = value.clone();
+            },
+            &format!("{at}.{field}"),
+        );
+    }
+    // Within the bounds but not what the samples or the medians give.
+    let e = refused(
+        |run| {
+            let b = &mut results(run, "noise")["batches"][0];
+            let s = b["spread"].as_f64().unwrap();
+            b["spread"] = json!(s * 1.5);
+        },
+        &format!("{at}.batches[0].spread"),
+    );
+    assert!(e.message.contains("samples_ns give"), "{e}");
+    refused(
+        |run| {
+            let v = &mut results(run, "noise")["comparisons"][1]["verdict"];
+            let d = v["difference"].as_f64().unwrap();
+            v["difference"] = json!(d * 2.0 + 0.01);
+        },
+        &format!("{at}.comparisons[1].verdict.difference"),
+    );
+    refused(
+        |run| {
+            let v = &mut results(run, "noise")["comparisons"][1]["verdict"];
+            let inside = v["inside_noise"].as_bool().unwrap();
+            v["inside_noise"] = json!(!inside);
+        },
+        &format!("{at}.comparisons[1].verdict.inside_noise"),
+    );
+}

@@ -382,12 +382,25 @@ fn spread(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
 }
 
 fn pct(h: &Helper, ctx: &Context, rc: &RenderContext) -> Text {
-    Ok(number(h, ctx, rc, 0)?.map(|x| {
-        format!(
-            "{}%",
-            format_num(x * 100.0, pct_decimals(x * 100.0, decimals(h)))
-        )
-    }))
+    number(h, ctx, rc, 0)?
+        .map(|x| {
+            let percent = x * 100.0;
+            // A share past f64's range (1e307 is a valid number, times 100
+            // it is not) is refused, never printed as "inf%".
+            if !percent.is_finite() {
+                return Err(err(
+                    "pct",
+                    &format!(
+                        "{x} as a percentage is not a finite number; a chapter never prints one"
+                    ),
+                ));
+            }
+            Ok(format!(
+                "{}%",
+                format_num(percent, pct_decimals(percent, decimals(h)))
+            ))
+        })
+        .transpose()
 }
 
 /// `decimals`, or more for a share that is not zero but would print as
@@ -412,6 +425,10 @@ fn a_small_share_is_not_printed_as_zero() {
 
 /// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).
 pub fn format_num(x: f64, decimals: usize) -> String {
+    // Never `inf` or `NaN` as if measured (the helpers refuse one first).
+    if !x.is_finite() {
+        return MISSING.to_string();
+    }
     let s = format!("{:.*}", decimals, x.abs());
     let (int, frac) = s
         .split_once('.')

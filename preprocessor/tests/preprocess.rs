@@ -67,6 +67,7 @@ fn collector_run(started: &str, first_ms: f64) -> RunFile {
             quick: true,
             command: vec!["collector".into()],
             interrupted: false,
+            signal: None,
         },
         machine: None,
         experiments: vec![ExperimentRecord {

@@ -30,6 +30,7 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
             "process {pid} has exited (a zombie its parent has not reaped): nothing to watch"
         ));
     }
+    crate::rlimits::ensure_open_files().map_err(|e| format!("{e}; nothing was watched"))?;
     output::save::probe_writable(&args.out).map_err(|e| format!("{e}; nothing was watched"))?;
     interrupt::install()?;
     let started = jiff::Timestamp::now();
@@ -47,6 +48,7 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
             quick: false,
             command,
             interrupted: interrupt::requested(),
+            signal: interrupt::received().map(interrupt::stop_signal),
         },
         machine: Some(machine),
         experiments: vec![ExperimentRecord {
@@ -65,13 +67,19 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
     let saved = output::save::save(&args.out, &run_id, &run);
     let path = match &saved {
         Ok(path) => path.clone(),
-        Err(not) => not.kept.clone().ok_or_else(|| not.to_string())?,
+        Err(not) => match &not.kept {
+            Some(kept) => kept.clone(),
+            None => return Ok(output::save::on_stdout(&run, not)),
+        },
     };
     if let Some(r) = run.inspect() {
         crate::stdout::print(&summary::render(r, &path));
     }
     if let Err(not) = saved {
-        eprintln!("collector inspect: {not}");
+        eprintln!(
+            "collector inspect: {}",
+            pagewalk_model::display::escaped_for_terminal(&not.to_string())
+        );
         return Ok(ExitCode::FAILURE);
     }
     // Stopped by a signal: the file holds what was watched, and the exit

@@ -30,13 +30,21 @@ pub fn write_new(dir: &Path, run_id: &str, run: &RunFile) -> Result<PathBuf, Str
     let result = lockfile::create_locked(&tmp, 0o644).and_then(|mut file| {
         write_synced(&mut file, text.as_bytes())
             .and_then(|()| rename_noreplace(&tmp, &path))
-            .and_then(|()| File::open(dir)?.sync_all())
             .inspect_err(|_| {
                 let _ = fs::remove_file(&tmp);
             })
     });
     if let Err(e) = result {
         return Err(format!("cannot write {}: {e}", path.display()));
+    }
+    // The file is whole and in place from here on: a folder that cannot be
+    // synced costs durability across a power cut, not the run, and it must
+    // not send a second copy elsewhere.
+    if let Err(e) = File::open(dir).and_then(|d| d.sync_all()) {
+        eprintln!(
+            "collector: warning: {} is written, but its folder could not be synced ({e}); a power cut now could still lose it",
+            pagewalk_model::display::path_for_terminal(&path)
+        );
     }
     Ok(path)
 }

@@ -8,14 +8,26 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use pagewalk_model::limits::MAX_FILE_BYTES;
 use pagewalk_model::RunFile;
 
 /// Whether run files can be written to `dir`, found out before the
 /// measuring starts instead of after it: the folder is created if needed,
-/// and a probe file is written, synced and removed. The error names the
-/// folder and the reason (read-only, full, not a folder...).
+/// and a probe file as large as the largest run file the model accepts is
+/// written, synced and removed, so a full disk, a quota or a file-size
+/// limit (`ulimit -f`) is found now. The error names the folder and the
+/// reason (read-only, full, not a folder, the limit...).
 pub fn probe_writable(dir: &Path) -> Result<(), String> {
-    let cannot = |e: io::Error| format!("cannot write run files to {}: {e}", dir.display());
+    let cannot = |e: io::Error| {
+        let limit = match (e.raw_os_error(), crate::rlimits::file_size()) {
+            (Some(libc::EFBIG), Some(limit)) => format!(
+                " (the file-size limit, `ulimit -f`, is {limit} bytes, and a run file may take up to {MAX_FILE_BYTES} bytes; raise it with `ulimit -f unlimited`)"
+            ),
+            _ => String::new(),
+        };
+        format!("cannot write run files to {}: {e}{limit}", dir.display())
+    };
+    crate::rlimits::raise_file_size();
     fs::create_dir_all(dir).map_err(cannot)?;
     // Not the writer's `.RUNID.PID.json.tmp`: no run takes it for a leftover.
     let probe = dir.join(format!(".pagewalk-probe.{}", std::process::id()));
@@ -24,9 +36,9 @@ pub fn probe_writable(dir: &Path) -> Result<(), String> {
         .create_new(true)
         .open(&probe)
         .and_then(|mut f| {
-            // A page of data: a full filesystem refuses it where it would
-            // still accept an empty file.
-            let result = f.write_all(&[b'\n'; 4096]).and_then(|()| f.sync_all());
+            let result = f
+                .write_all(&vec![b'\n'; MAX_FILE_BYTES])
+                .and_then(|()| f.sync_all());
             let _ = fs::remove_file(&probe);
             result
         });
@@ -57,11 +69,30 @@ impl fmt::Display for NotSaved {
     }
 }
 
+/// The last place a run can go when no file took it (a file-size limit
+/// lowered while it measured, every folder full or read-only): standard
+/// output, which is a terminal or a pipe and no file-size limit stops. The
+/// reason goes to standard error first, so `> run.json` keeps the JSON
+/// alone. Exit status 1: it did not reach its folder.
+pub fn on_stdout(run: &RunFile, not: &NotSaved) -> std::process::ExitCode {
+    eprintln!(
+        "collector: {}; the run follows on standard output as JSON: save it to a file (`collector run ... > run.json`) and `collector validate` reads it",
+        pagewalk_model::display::escaped_for_terminal(&not.to_string())
+    );
+    match serde_json::to_string_pretty(run) {
+        Ok(text) => crate::stdout::println(&text),
+        Err(e) => eprintln!("collector: cannot serialise the run either: {e}"),
+    }
+    std::process::ExitCode::FAILURE
+}
+
 /// Writes `run` to `dir/<run_id>.json` once the model's reader accepts
 /// it (the reader the book, the page and `collector validate` use). When
 /// the model refuses it, or the write fails, the text is kept in a file
 /// of its own in the first of [`fallback_dirs`] that takes it.
 pub fn save(dir: &Path, run_id: &str, run: &RunFile) -> Result<PathBuf, NotSaved> {
+    // Lowered while the run measured (`prlimit --pid`): up again if it can be.
+    crate::rlimits::raise_file_size();
     save_with(dir, run_id, run, &fallback_dirs())
 }
 

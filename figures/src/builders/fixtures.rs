@@ -202,6 +202,7 @@ pub fn run() -> RunFile {
             quick: true,
             command: Vec::new(),
             interrupted: false,
+            signal: None,
         },
         machine: None,
         experiments: vec![

@@ -222,6 +222,9 @@ fn row(a: &Figure, b: Option<&Figure>, floors: [Option<f64>; 2], run: &str) -> R
 /// `7.1%`, `0.21%`: enough figures that a small floor does not print as 0.
 fn pct(x: f64) -> String {
     let p = x * 100.0;
+    if !p.is_finite() {
+        return crate::units::NOT_A_NUMBER.to_string();
+    }
     let decimals = if p >= 10.0 { 0 } else { 2 };
     format!("{}%", crate::decimal::fixed(p, decimals))
 }

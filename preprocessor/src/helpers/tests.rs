@@ -106,3 +106,17 @@ fn ratios() {
     assert_eq!(format_ratio(69.6), "70×");
     assert_eq!(format_ratio(0.912), "0.91×");
 }
+
+#[test]
+fn a_share_past_f64s_range_as_a_percentage_is_refused_not_printed_as_inf() {
+    let mut hb = Handlebars::new();
+    hb.register_escape_fn(escape_text);
+    register_text(&mut hb, "pct", pct);
+    // 1e307 is a finite number; times 100 it is not.
+    let ctx = serde_json::json!({"cv": 1e307, "ok": 0.25});
+    let e = hb.render_template("{{pct cv}}", &ctx).unwrap_err();
+    assert!(e.to_string().contains("not a finite number"), "{e}");
+    assert_eq!(hb.render_template("{{pct ok}}", &ctx).unwrap(), "25%");
+    assert_eq!(format_num(f64::INFINITY, 1), MISSING);
+    assert_eq!(format_num(f64::NAN, 0), MISSING);
+}

@@ -161,6 +161,7 @@ pub fn run() -> RunFile {
             quick: true,
             command: vec![],
             interrupted: false,
+            signal: None,
         },
         machine: None,
         experiments: vec![
