@@ -39,10 +39,49 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
     register_strings(hb, "source", "experiment names", move |_, names| {
         crate::source::source_html(&sources, names)
     });
+    let checked = data.clone();
+    register_named(
+        hb,
+        "failed_checks",
+        "an experiment's name",
+        move |_, name| failed_checks(&checked, name),
+    );
     register_named(hb, "chart", "the chart's name", move |h, name| {
         let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
         chart_html(&data, name, caption)
     });
+}
+
+/// `{{failed_checks "mlp"}}`: the premise checks experiment `name` failed
+/// on the shown run, as a list under one sentence; nothing when all that
+/// it made passed. The chapter that reads an experiment's numbers names
+/// what may make them unfit (method.md's promise), as "your machine" does.
+fn failed_checks(data: &DataSet, name: &str) -> Result<String, String> {
+    if pagewalk_model::Kind::from_name(name).is_none() {
+        return Err(format!("`{name}` is not an experiment"));
+    }
+    let failed: Vec<_> = crate::context::checks::view(data.run.as_ref())
+        .failed
+        .into_iter()
+        .filter(|c| c.experiment == name)
+        .collect();
+    if failed.is_empty() {
+        return Ok(String::new());
+    }
+    let mut out = format!(
+        "\n{} premise {} of `{name}` failed on this run, so the sentences above may not fit its numbers:\n\n",
+        failed.len(),
+        if failed.len() == 1 { "check" } else { "checks" }
+    );
+    for c in failed {
+        out.push_str(&format!(
+            "- {}: expected {}, observed {}.\n",
+            escape_text(&c.name),
+            escape_text(&c.expected),
+            escape_text(&c.observed)
+        ));
+    }
+    Ok(out)
 }
 
 /// Registers `{{helper "NAME"}}`, which writes `html(h, NAME)`; `what` is

@@ -32,6 +32,10 @@ pub fn source_html(data: &DataSet, names: &[&str]) -> Result<String, String> {
         return Ok(String::new());
     }
     let several = by_run.len() > 1;
+    let newest = data.run.as_ref().and_then(|r| match &r.provenance {
+        pagewalk_model::Provenance::Collector { run_id, .. } => Some(run_id.as_str()),
+        pagewalk_model::Provenance::Reference { .. } => None,
+    });
     let mut parts = Vec::new();
     for (run_id, (experiments, source)) in &by_run {
         let date = source.started.map_or(String::new(), |t| {
@@ -61,6 +65,16 @@ pub fn source_html(data: &DataSet, names: &[&str]) -> Result<String, String> {
                 commands.join(", ")
             ));
         }
+        // Why a page mixes runs: each experiment is the newest run's that
+        // has it complete, so an older one stands in where the newest ran
+        // only some experiments or was cut short.
+        if several && data.own && !source.example && Some(*run_id) != newest {
+            part.push_str(&format!(
+                " (the newest of your runs with a complete record of {}; a later one did not run {} or was cut short)",
+                if experiments.len() == 1 { "it" } else { "them" },
+                if experiments.len() == 1 { "it" } else { "them" },
+            ));
+        }
         if let Some(machine) = &source.other_machine {
             part.push_str(&format!(
                 ", on another machine ({}) than the rest of the book",
@@ -85,7 +99,7 @@ pub fn source_html(data: &DataSet, names: &[&str]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pagewalk_model::UtcTime;
+    use pagewalk_model::{RunFile, UtcTime};
 
     fn source(id: &str, status: Status, other: Option<&str>) -> Source {
         Source {
@@ -149,6 +163,37 @@ mod tests {
         );
         assert!(
             html.contains("cut short</strong> (cut short by SIGTERM)"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn an_older_run_standing_in_says_why() {
+        let mut d = data(&[
+            ("staircase", source("r-new", Status::Ok, None)),
+            ("tlb-reach", source("r-old", Status::Ok, None)),
+        ]);
+        d.run = Some(RunFile {
+            schema_version: pagewalk_model::SCHEMA_VERSION,
+            provenance: pagewalk_model::Provenance::Collector {
+                collector_version: "v".into(),
+                run_id: "r-new".into(),
+                started_utc: "2026-11-30T09:00:14Z".into(),
+                finished_utc: None,
+                quick: false,
+                command: Vec::new(),
+                interrupted: false,
+                signal: None,
+            },
+            machine: None,
+            experiments: Vec::new(),
+        });
+        let html = source_html(&d, &["staircase", "tlb-reach"]).unwrap();
+        let (new, old) = html.split_once("; ").unwrap();
+        assert!(!new.contains("newest of your runs"), "{html}");
+        assert!(
+            old.contains("tlb-reach: your run <code>r-old</code>")
+                && old.contains("the newest of your runs with a complete record of it"),
             "{html}"
         );
     }

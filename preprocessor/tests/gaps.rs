@@ -54,6 +54,18 @@ fn reason(run: &RunFile, path: &str) -> Option<&'static str> {
             .is_empty()
             .then_some("CPUID describes no data TLB");
     }
+    // The traced getpid needs strace on the machine.
+    if path.contains("getpid_strace") {
+        let syscall = run.syscall()?;
+        let op = syscall
+            .ops
+            .iter()
+            .find(|o| o.op == pagewalk_model::SyscallOp::GetpidStrace)?;
+        return op
+            .skipped
+            .is_some()
+            .then_some("the traced getpid was skipped (no strace)");
+    }
     // `mlockall` needs root or a large enough RLIMIT_MEMLOCK.
     if path.contains("mlockall") {
         let tail = run.tail()?;

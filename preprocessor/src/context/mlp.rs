@@ -57,7 +57,7 @@ pub struct Region {
     pub label: &'static str,
     /// Its size, as text.
     pub size: String,
-    /// What it is, in the collector's words (the control: inside which levels).
+    /// What it is against the sizes the run knows (the control: inside which levels), in the book's words: a size the run does not have is said to be unknown, never printed as one.
     pub note: Option<String>,
     /// Why it did not run; then the points are null.
     pub skipped: Option<String>,
@@ -157,7 +157,7 @@ fn region(m: &MlpResults, g: &MlpRegionResult) -> Region {
     Region {
         label: g.region.label(),
         size: size(g.bytes),
-        note: g.note.clone(),
+        note: Some(note(m, g)),
         skipped: g.skipped.clone(),
         huge_percent: g.huge_fraction.map(|f| f * 100.0),
         one: points.iter().find(|p| p.chains == 1).cloned(),
@@ -182,4 +182,51 @@ fn point(g: &MlpRegionResult, k: u32) -> Option<Point> {
         parallelism_min: one.filter(|_| s.max > 0.0).map(|o| o.min / s.max),
         parallelism_max: one.filter(|_| s.min > 0.0).map(|o| o.max / s.min),
     })
+}
+
+/// Where a region sits against the sizes the run measured or read: the
+/// collector's own note said "(unknown)" where CPUID was silent.
+fn note(m: &MlpResults, g: &MlpRegionResult) -> String {
+    let reach = m.l2_tlb_reach_bytes.map(size);
+    match g.region {
+        MlpRegion::Small | MlpRegion::Huge => {
+            let llc = m.llc_bytes.map_or(String::new(), |b| {
+                format!(" and the last-level cache ({})", size(b))
+            });
+            match reach {
+                Some(r) => format!(
+                    "{}: beyond the L2 TLB's 4 KiB reach ({r}){llc}",
+                    size(g.bytes)
+                ),
+                None => format!(
+                    "{}: beyond {}; the L2 TLB's reach is not known on this run",
+                    size(g.bytes),
+                    m.llc_bytes
+                        .map_or("the sizes this run knows".into(), |b| format!(
+                            "the last-level cache ({})",
+                            size(b)
+                        ))
+                ),
+            }
+        }
+        MlpRegion::Control => {
+            let caches = match m.l2_bytes {
+                Some(l2) if g.bytes > l2 => {
+                    format!("beyond L2 ({}), so served by the caches past it", size(l2))
+                }
+                Some(l2) => format!("inside L2 too ({})", size(l2)),
+                None => "L2's size not known".into(),
+            };
+            match reach {
+                Some(r) => format!(
+                    "{}: inside the L2 TLB's 4 KiB reach ({r}); {caches}",
+                    size(g.bytes)
+                ),
+                None => format!(
+                    "{}: {caches}; whether it is inside the L2 TLB's reach this run cannot tell",
+                    size(g.bytes)
+                ),
+            }
+        }
+    }
 }

@@ -10,6 +10,7 @@
 //! and [`rows`] the tables' rows.
 
 mod alloc;
+pub(crate) mod checks;
 mod first_touch;
 mod inspect;
 mod latency;
@@ -42,6 +43,8 @@ pub struct Context {
     /// The shown run's views, one per experiment (`ft`, `stair`, ...), each from the newest complete run that has it.
     #[serde(flatten)]
     pub views: Views,
+    /// The shown run's premise checks that failed or could not be made, each with its experiment and chapter.
+    pub checks: checks::Checks,
     /// The newest `collector inspect` file (see "Your process" below); null when there is none.
     pub inspect: Option<inspect::Inspect>,
     /// The reference laptop's published figures (R1), in the same views; a view is null where R1 has no such figures.
@@ -299,6 +302,7 @@ pub fn context(data: &DataSet) -> Context {
     });
     let mut context = Context {
         run: run.map(|r| run_info(r, data.own)),
+        checks: checks::view(run),
         views,
         // Not a view of the shown run: the inspection is a file of its own.
         inspect: inspect::view(data.inspection.as_ref()),

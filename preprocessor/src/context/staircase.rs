@@ -68,6 +68,10 @@ pub struct Staircase {
     pub placement: Placement,
     /// Verdicts on the staircase (below).
     pub verdict: Option<StairVerdict>,
+    /// The point where the 4 KiB chase was slowest against huge pages, among those where it was slower beyond the repetitions' spread; null where none was.
+    pub widest_gap: Option<StairPoint>,
+    /// 4 KiB over huge-page ns per load at `widest_gap`.
+    pub widest_gap_ratio: Option<f64>,
 }
 
 /// One region size, both regimes.
@@ -252,6 +256,8 @@ pub fn view(run: &RunFile) -> Option<Staircase> {
         ),
         placement: Placement::of(curves, |p| Some(p.region_bytes), size),
         verdict: None,
+        widest_gap: None,
+        widest_gap_ratio: None,
     })
 }
 

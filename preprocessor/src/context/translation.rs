@@ -8,7 +8,7 @@ use pagewalk_model::{
 use schemars::JsonSchema;
 use serde::Serialize;
 
-mod counters;
+pub(super) mod counters;
 mod pages;
 
 pub use super::latency::FailedCheck;
@@ -112,6 +112,8 @@ pub fn joined<T>(
 pub struct Cpuid {
     /// Where the TLB figures came from (`CPUID 0x80000005/0x80000006/0x80000019 (AMD)`, `CPUID 0x18 (Intel)`, `CPUID 0x2 descriptors (Intel)`; for R2, its own text), or why there are none.
     pub source: Option<String>,
+    /// True when CPUID (or the source) reported no TLB level at all (a hypervisor that zeroes Intel's leaf 0x18, say); then `source` is null, since no figure came from anywhere.
+    pub silent: Option<bool>,
     /// L1 dTLB, 4 KiB entries.
     pub l1d_4k: Option<TlbLevelReach>,
     /// L2 TLB (the STLB), 4 KiB entries.
@@ -159,7 +161,10 @@ impl Cpuid {
             })
         };
         Cpuid {
-            source: g.map(|g| g.tlb_source.clone()),
+            source: g
+                .filter(|g| !g.tlbs.is_empty())
+                .map(|g| g.tlb_source.clone()),
+            silent: g.map(|g| g.tlbs.is_empty()),
             l1d_4k: level(1, 4096),
             l2_4k: level(2, 4096),
             l1d_2m: level(1, 2 << 20),

@@ -33,8 +33,10 @@ pub struct Walk {
     pub huge_within_l2_tlb: Option<bool>,
     /// Memory the huge pages would need to pass the L2 TLB's 2 MiB reach, as text.
     pub huge_reach_needs: Option<String>,
-    /// What the counters are, or `skipped: ...` and why.
+    /// What the counters are, or why not, as the run file has it (raw: keep it out of sentences).
     pub counters: Option<String>,
+    /// Why no counter opened, in words for running prose; null when one did.
+    pub counters_why: Option<&'static str>,
     /// True when the generic dTLB-miss counter opened.
     pub dtlb_counted: Option<bool>,
     /// True when the CPU's own walk events (walks completed, cycles walking) opened.
@@ -86,8 +88,10 @@ pub struct Point {
     pub ns_min: Option<f64>,
     /// Slowest repetition.
     pub ns_max: Option<f64>,
-    /// ns per load above the huge-page 4 KiB stride (the same lines, every translation in the TLB); null where either is missing.
+    /// ns per load above the huge-page 4 KiB stride (the same lines, every translation in the TLB); null where either is missing, and where this point was the faster of the two (see `below_baseline`): a negative "above" is no figure.
     pub extra_ns: Option<f64>,
+    /// True when this point's median was under the no-walk baseline's; null where either is missing.
+    pub below_baseline: Option<bool>,
     /// Why it did not run.
     pub skipped: Option<String>,
     /// How far the process's page tables grew for it (`VmPTE`), as text.
@@ -145,6 +149,8 @@ pub fn view(file: &RunFile) -> Option<Walk> {
         huge_within_l2_tlb: w.l2_tlb_entries_2m.map(|e| w.huge_pages <= u64::from(e)),
         huge_reach_needs: w.l2_tlb_entries_2m.map(|e| size(u64::from(e) * (2 << 20))),
         counters: Some(w.counters.detail.clone()),
+        counters_why: (!w.counters.dtlb_misses && w.counters.walk_events.is_empty())
+            .then(|| super::translation::counters::why_failed(&w.counters.detail)),
         dtlb_counted: Some(w.counters.dtlb_misses),
         walk_events: Some(!w.counters.walk_events.is_empty()),
         rows: rows(w, &small, &huge),
@@ -174,7 +180,11 @@ fn point(p: &WalkPoint, baseline: Option<f64>) -> Point {
         ns: s.map(|s| s.median),
         ns_min: s.map(|s| s.min),
         ns_max: s.map(|s| s.max),
-        extra_ns: s.zip(baseline).map(|(s, b)| s.median - b),
+        extra_ns: s
+            .zip(baseline)
+            .map(|(s, b)| s.median - b)
+            .filter(|extra| *extra >= 0.0),
+        below_baseline: s.zip(baseline).map(|(s, b)| s.median < b),
         skipped: p.skipped.clone(),
         page_tables: p.page_table_kib.map(|k| size(k * KIB)),
         dtlb_per_load: p.per_load(p.dtlb_misses),

@@ -37,9 +37,17 @@ impl Counters {
 /// Why a counter could not be opened, in words for running prose (the raw
 /// error stays in `*_detail`); `None` when it was opened.
 fn why_not(c: &CounterState) -> Option<&'static str> {
-    let said = |words: &[&str]| words.iter().any(|w| c.detail.contains(w));
-    (!c.available).then(|| {
-        if said(&["ENOENT", "No such file"]) {
+    (!c.available).then(|| why_failed(&c.detail))
+}
+
+/// A counter's open error (`perf_event_open(...) failed: No such file or
+/// directory (os error 2)`) in words for running prose.
+pub fn why_failed(detail: &str) -> &'static str {
+    let said = |words: &[&str]| words.iter().any(|w| detail.contains(w));
+    {
+        if said(&["no PMU"]) {
+            "no hardware counters are exposed to this system (no PMU)"
+        } else if said(&["ENOENT", "No such file"]) {
             "the kernel offers no such event on this CPU"
         } else if said(&["EACCES", "EPERM", "denied", "not permitted"]) {
             "the kernel refused the request: the perf_event_paranoid setting or a security policy forbids it"
@@ -50,7 +58,7 @@ fn why_not(c: &CounterState) -> Option<&'static str> {
         } else {
             "the kernel returned an error (the run file has it)"
         }
-    })
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,8 @@ pub struct StairVerdict {
     pub least_backed: Option<&'static str>,
     /// At the largest region, from the dTLB-miss counter (the generic event counts misses that needed a walk): `parts` when 4 KiB pages walked at least once per 100 loads and at least twice as often as huge pages, `both` when huge pages walked nearly as often, `neither` when 4 KiB pages hardly walked; null without the counter.
     pub walks: Option<&'static str>,
+    /// `apart` when at some region size the 4 KiB chase was slower than the huge-page chase beyond the repetitions' spread (the page size moved the curve, whatever the step detector paired); `together` when at none; null without a point that has both.
+    pub curves: Option<&'static str>,
     /// What the timed samples' fault counter (`stair.timed_faults_max`) and the walk counter say about the gap at the largest region: `faults-in-it` when any timed sample took a minor fault (the kernel is inside some timed loads); else, with the 4 KiB chase slower there, `translation` when `walks` is `parts` (the counter proves the walks) and `not-the-kernel` otherwise; `no-extra` when the 4 KiB chase was not slower.
     pub extra_time: Option<&'static str>,
 }
@@ -152,8 +154,31 @@ pub fn staircase(stair: &mut Staircase, floor: Option<f64>) {
             .map(|r| reach_step(r.reach_bytes as f64, max_x, &list)),
         least_backed: stair.huge_fraction_min.map(backed),
         walks: stair.at.largest.as_ref().and_then(|p| walks(&p.chase)),
+        curves: None,
         extra_time: None,
     });
+    // The widest gap between the page sizes, among points where the
+    // 4 KiB chase was slower beyond the spread: the second staircase seen
+    // directly, not through the steps the detector paired.
+    let judged: Vec<_> = stair
+        .points
+        .iter()
+        .filter_map(|p| Some((p, small_vs_huge(&p.chase, floor)?)))
+        .collect();
+    let widest = judged
+        .iter()
+        .filter(|(_, v)| *v == SLOWER)
+        .filter_map(|(p, _)| Some((*p, p.chase.small_ns? / p.chase.huge_ns?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    stair.widest_gap = widest.map(|(p, _)| p.clone());
+    stair.widest_gap_ratio = widest.map(|(_, r)| r);
+    if let Some(v) = stair.verdict.as_mut() {
+        v.curves = (!judged.is_empty()).then_some(if widest.is_some() {
+            "apart"
+        } else {
+            "together"
+        });
+    }
     if let Some(v) = stair.verdict.as_mut() {
         let largest = stair
             .at
