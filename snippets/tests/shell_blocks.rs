@@ -171,9 +171,15 @@ fn run(cmd: &ShellLine, dir: &Path, pid: u32) -> Outcome {
             "writes a kernel setting but is not marked \"changes the system\"".into(),
         );
     }
-    if cmd.text.starts_with("cargo run") {
+    if cmd.text.starts_with("cargo run") || cmd.text.starts_with("./collector-x86_64-linux-gnu run")
+    {
         return Outcome::NotRun(
             "a whole collector run; `cargo test -p collector` runs its experiments",
+        );
+    }
+    if cmd.text.contains("{{") {
+        return Outcome::NotRun(
+            "holds a value the book fills in when it is built (the release's address), and downloads",
         );
     }
     // As root, sudo adds nothing; otherwise it must fail rather than ask.
@@ -234,9 +240,28 @@ fn wait(mut child: Child, until_ctrl_c: bool) -> (ExitStatus, bool, String) {
     )
 }
 
+/// The release binary and its checksum, as a reader who downloaded them
+/// has them, where `scripts/release` built them (PAGEWALK_RELEASE_DIR).
+fn release_files(dir: &Path) {
+    let Some(from) = std::env::var_os("PAGEWALK_RELEASE_DIR") else {
+        return;
+    };
+    for name in [
+        "collector-x86_64-linux-gnu",
+        "collector-x86_64-linux-gnu.sha256",
+    ] {
+        fs::copy(Path::new(&from).join(name), dir.join(name)).unwrap();
+    }
+}
+
 /// The reason a failure means "not available here", if it is one.
 fn not_available(cmd: &ShellLine, status: &ExitStatus, stderr: &str) -> Option<Outcome> {
     let reason = |r: String| Some(Outcome::NotAvailable(r));
+    if cmd.text.contains("collector-x86_64-linux-gnu")
+        && std::env::var_os("PAGEWALK_RELEASE_DIR").is_none()
+    {
+        return reason("the release binary is not built here (scripts/release builds it)".into());
+    }
     if status.code() == Some(127) {
         let tool = OPTIONAL_TOOLS
             .iter()
@@ -338,6 +363,7 @@ fn every_read_only_shell_line_runs() {
                 s.spawn(move || {
                     fs::create_dir(&dir).unwrap();
                     stand_ins(&dir, program);
+                    release_files(&dir);
                     shell_lines(block)
                         .into_iter()
                         .map(|cmd| (cmd.line, cmd.text.clone(), run(&cmd, &dir, pid)))

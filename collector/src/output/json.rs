@@ -118,13 +118,17 @@ fn write_synced(file: &mut File, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// `renameat2(RENAME_NOREPLACE)`; where the filesystem does not support the
-/// flag (EINVAL), `link` + `unlink`, which also refuses to replace.
+/// flag (EINVAL) or a kernel without the call (ENOSYS), `link` + `unlink`,
+/// which also refuses to replace.
 fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).map_err(io::Error::other);
     let (from_c, to_c) = (c(from)?, c(to)?);
+    // The system call itself (Linux 3.15), not glibc's wrapper, which
+    // came only in glibc 2.28: the release binary runs on glibc from 2.17.
     // SAFETY: both paths are valid NUL-terminated strings for the call's duration.
     let rc = unsafe {
-        libc::renameat2(
+        libc::syscall(
+            libc::SYS_renameat2,
             libc::AT_FDCWD,
             from_c.as_ptr(),
             libc::AT_FDCWD,
@@ -136,7 +140,9 @@ fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
         return Ok(());
     }
     let err = io::Error::last_os_error();
-    if err.raw_os_error() != Some(libc::EINVAL) {
+    // EINVAL: a filesystem without the flag; ENOSYS: a kernel before 3.15
+    // (or a sandbox that refuses the call).
+    if !matches!(err.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
         return Err(err);
     }
     fs::hard_link(from, to)?;

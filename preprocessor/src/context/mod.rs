@@ -43,6 +43,8 @@ pub struct Context {
     /// The shown run's views, one per experiment (`ft`, `stair`, ...), each from the newest complete run that has it.
     #[serde(flatten)]
     pub views: Views,
+    /// Where the collector's release binary is downloaded from: `release.url`, the latest release's download folder, when the site was built by the publishing workflow (from `GITHUB_REPOSITORY`); null in a local build.
+    pub release: Release,
     /// The shown run's premise checks that failed or could not be made, each with its experiment and chapter.
     pub checks: checks::Checks,
     /// The newest `collector inspect` file (see "Your process" below); null when there is none.
@@ -270,6 +272,59 @@ pub struct MthpOn {
     pub enabled: String,
 }
 
+/// The collector's published binary.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct Release {
+    /// `https://github.com/OWNER/NAME/releases/latest/download`: the folder the release's files download from; null when the build does not know its repository.
+    pub url: Option<String>,
+}
+
+impl Release {
+    /// From the publishing workflow's `GITHUB_REPOSITORY` (`owner/name`).
+    /// The value is written into a shell line unescaped, so it is held to
+    /// the characters a repository name may have.
+    fn from_env() -> Release {
+        Release {
+            url: std::env::var("GITHUB_REPOSITORY")
+                .ok()
+                .filter(|r| repository_name(r))
+                .map(|r| format!("https://github.com/{r}/releases/latest/download")),
+        }
+    }
+}
+
+/// `owner/name`, each part letters, digits, `-`, `_` and `.` only.
+fn repository_name(r: &str) -> bool {
+    let part = |p: &str| {
+        !p.is_empty()
+            && p.len() <= 100
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            && !p.starts_with('.')
+    };
+    matches!(r.split_once('/'), Some((owner, name)) if part(owner) && part(name))
+}
+
+#[cfg(test)]
+#[test]
+fn a_repository_name_is_only_a_repository_name() {
+    assert!(repository_name("acme/pagewalk"));
+    assert!(repository_name("a-b/c_d.e"));
+    for bad in [
+        "acme",
+        "acme/",
+        "/x",
+        "a/b/c",
+        "a/b;rm -rf",
+        "a/$(x)",
+        "a/b c",
+        "a/..",
+        "a/b\nc",
+    ] {
+        assert!(!repository_name(bad), "{bad}");
+    }
+}
+
 /// Published sources and the context key each is filed under.
 const SOURCES: [&str; 2] = ["R1", "R2"];
 
@@ -303,6 +358,7 @@ pub fn context(data: &DataSet) -> Context {
     let mut context = Context {
         run: run.map(|r| run_info(r, data.own)),
         checks: checks::view(run),
+        release: Release::from_env(),
         views,
         // Not a view of the shown run: the inspection is a file of its own.
         inspect: inspect::view(data.inspection.as_ref()),

@@ -181,7 +181,7 @@ fn from_report(path: AllocPath, per_batch: u64, v: &Value) -> Result<AllocPathRe
 fn pattern_with_bins(path: AllocPath, v: &Value) -> String {
     match v["free_chunks"].as_u64() {
         Some(n) => format!(
-            "{}; {n} free chunks in malloc's bins at the end (mallinfo2 ordblks)",
+            "{}; {n} free chunks in malloc's bins at the end (mallinfo ordblks)",
             paths::pattern(path)
         ),
         None => paths::pattern(path),

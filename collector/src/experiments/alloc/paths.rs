@@ -102,8 +102,11 @@ pub fn measure(path: AllocPath, batches: u64, per_batch: u64) -> Measured {
         AllocPath::Bins => {
             let mut bins = Bins::new();
             let m = timed(&mut |i| bins.op(i));
-            // SAFETY: mallinfo2 only reads malloc's statistics.
-            free_chunks = Some(unsafe { libc::mallinfo2() }.ordblks as u64);
+            // mallinfo, not mallinfo2: the release binary runs on glibc
+            // from 2.17 (mallinfo2 came in 2.33), and a count of free
+            // chunks fits the older call's int.
+            // SAFETY: mallinfo only reads malloc's statistics.
+            free_chunks = Some(unsafe { libc::mallinfo() }.ordblks as u64);
             m
         }
         AllocPath::Pool => {
