@@ -152,6 +152,25 @@ pub fn read_tlb_shootdowns() -> Option<BTreeMap<u32, u64>> {
     parse_interrupt_row(&std::fs::read_to_string("/proc/interrupts").ok()?, "TLB:")
 }
 
+/// Steal time by CPU (`/proc/stat`'s eighth column, in clock ticks): time
+/// the hypervisor ran something else while this vCPU had work.
+pub fn parse_cpu_steal(text: &str) -> BTreeMap<u32, u64> {
+    text.lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let cpu: u32 = f.next()?.strip_prefix("cpu")?.parse().ok()?;
+            Some((cpu, f.nth(7)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// [`parse_cpu_steal`] of this machine now; `None` when unreadable.
+pub fn read_cpu_steal() -> Option<BTreeMap<u32, u64>> {
+    Some(parse_cpu_steal(
+        &std::fs::read_to_string("/proc/stat").ok()?,
+    ))
+}
+
 /// Free memory and fragmentation right now: what decides whether the kernel
 /// can hand out 2 MiB pages at all.
 pub fn memory_snapshot() -> Result<MemorySnapshot, String> {

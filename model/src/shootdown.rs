@@ -138,4 +138,9 @@ pub struct ShootdownCell {
     pub remote_shootdowns: Option<u64>,
     /// The same count on the calling CPU.
     pub local_shootdowns: Option<u64>,
+    /// Steal time of the other CPU across the repetitions, in clock ticks
+    /// (`/proc/stat`): how long the host kept that vCPU off a physical CPU
+    /// while the cell ran. Absent in files from before it was counted.
+    #[serde(default)]
+    pub remote_steal_ticks: Option<u64>,
 }

@@ -86,7 +86,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
     let _ = affinity::pin_this_thread(&allowed);
 
     let cells: Vec<ShootdownCell> = cells.into_iter().map(CellState::finish).collect();
-    let checks = checks(&cells, calls, reps);
+    let checks = checks(&cells, calls, reps, pv_tlb_flush(env) == Some(true));
     Ok(Outcome::Done {
         results: Results::Shootdown(ShootdownResults {
             pages_per_call: PAGES as u64,
@@ -159,6 +159,9 @@ struct CellState {
     /// `None` once a count could not be read (no TLB row on this kernel).
     remote: Option<u64>,
     local: Option<u64>,
+    /// The other CPU's steal ticks over the repetitions; `None` once
+    /// `/proc/stat` could not be read.
+    remote_steal: Option<u64>,
 }
 
 impl CellState {
@@ -170,6 +173,7 @@ impl CellState {
             medians: Vec::new(),
             remote: Some(0),
             local: Some(0),
+            remote_steal: Some(0),
         }
     }
 
@@ -180,6 +184,7 @@ impl CellState {
         page: usize,
         [cpu, remote]: [u32; 2],
     ) -> Result<(), String> {
+        let steal_before = procfs::read_cpu_steal().and_then(|s| s.get(&remote).copied());
         let mut times = Vec::with_capacity(calls as usize);
         for i in 0..WARMUP + calls {
             let len = PAGES * page;
@@ -221,6 +226,11 @@ impl CellState {
             self.remote = self.remote.zip(rose(remote)).map(|(t, d)| t + d);
             self.local = self.local.zip(rose(cpu)).map(|(t, d)| t + d);
         }
+        let steal_after = procfs::read_cpu_steal().and_then(|s| s.get(&remote).copied());
+        self.remote_steal = self
+            .remote_steal
+            .zip(steal_before.zip(steal_after))
+            .map(|(t, (b, a))| t + a.saturating_sub(b));
         if let Some(m) = Summary::of(&times) {
             self.medians.push(m.median);
         }
@@ -239,6 +249,7 @@ impl CellState {
             median_ns: Summary::of(&self.medians),
             remote_shootdowns: self.remote.filter(|_| !self.medians.is_empty()),
             local_shootdowns: self.local.filter(|_| !self.medians.is_empty()),
+            remote_steal_ticks: self.remote_steal.filter(|_| !self.medians.is_empty()),
         }
     }
 }
@@ -270,7 +281,16 @@ fn pv_tlb_flush(env: &Env) -> Option<bool> {
 /// premise: its CPU is skipped for a flush of entries, but not when the
 /// call frees a page-table page (`munmap` can), since a lazy CPU may still
 /// walk the tables it last used.
-fn checks(cells: &[ShootdownCell], calls: u64, reps: u32) -> Vec<Check> {
+///
+/// Under KVM's paravirtual flush (`pv_flush`) a vCPU the host has
+/// preempted is flagged instead of interrupted, and flushes when it runs
+/// again (`kvm_flush_tlb_multi` in arch/x86/kernel/kvm.c, Linux 4.16 on).
+/// Where the running case fell short of one interrupt in two while the
+/// other vCPU's steal counter rose, the missing interrupts are that: a
+/// finding about the host, recorded with both counters, not a failed
+/// premise. Without steal on that vCPU nothing explains the shortfall, and
+/// it fails.
+fn checks(cells: &[ShootdownCell], calls: u64, reps: u32, pv_flush: bool) -> Vec<Check> {
     let timed = calls * u64::from(reps);
     cells
         .iter()
@@ -295,12 +315,23 @@ fn checks(cells: &[ShootdownCell], calls: u64, reps: u32) -> Vec<Check> {
             } else {
                 (per_call <= 0.1, "<= 0.1")
             };
-            Check::new(
-                name,
-                passed,
-                expected,
-                format!("{per_call:.2} ({n} in {timed} calls)"),
-            )
+            let observed = format!("{per_call:.2} ({n} in {timed} calls)");
+            let stolen = c.remote_steal_ticks.filter(|&t| t > 0);
+            match stolen {
+                Some(ticks) if !passed && pv_flush && c.sibling == Sibling::Running => {
+                    let mut finding = Check::new(
+                        name,
+                        false,
+                        ">= 0.5, unless KVM's paravirtual flush flagged the other vCPU while the host had it preempted",
+                        format!(
+                            "{observed}; the other vCPU lost {ticks} clock ticks to the host (steal) meanwhile, and this KVM guest flags a preempted vCPU instead of interrupting it"
+                        ),
+                    );
+                    finding.finding = true;
+                    finding
+                }
+                _ => Check::new(name, passed, expected, observed),
+            }
         })
         .collect()
 }
@@ -329,6 +360,7 @@ mod tests {
             median_ns: Summary::of(&[1000.0]),
             remote_shootdowns: remote,
             local_shootdowns: Some(0),
+            remote_steal_ticks: None,
         };
         let c = checks(
             &[
@@ -337,6 +369,7 @@ mod tests {
             ],
             10,
             1,
+            false,
         );
         assert!(!c[0].passed, "{c:?}");
         assert!(c[1].passed, "{c:?}");
@@ -344,10 +377,52 @@ mod tests {
             &[cell(Sibling::Running, Some(9)), cell(Sibling::Alone, None)],
             10,
             1,
+            false,
         );
         assert!(c[0].passed);
         assert!(!c[1].passed, "no count is no proof");
         // Asleep is reported, not checked.
-        assert!(checks(&[cell(Sibling::Asleep, Some(9))], 10, 1).is_empty());
+        assert!(checks(&[cell(Sibling::Asleep, Some(9))], 10, 1, false).is_empty());
+    }
+
+    /// A busy KVM host (the Zen 5 guest: 0.40 to 0.45 interrupts a call):
+    /// with the paravirtual flush and steal on the other vCPU, the shortfall
+    /// is a finding; without steal, or without the feature, it fails.
+    #[test]
+    fn a_shortfall_the_paravirtual_flush_explains_is_a_finding() {
+        let running = |steal| ShootdownCell {
+            op: ShootdownOp::Munmap,
+            sibling: Sibling::Running,
+            skipped: None,
+            latency: None,
+            median_ns: Summary::of(&[1000.0]),
+            remote_shootdowns: Some(42),
+            local_shootdowns: Some(0),
+            remote_steal_ticks: steal,
+        };
+        let c = &checks(&[running(Some(37))], 100, 1, true)[0];
+        assert!(c.finding && !c.passed, "{c:?}");
+        assert!(
+            c.observed.contains("0.42") && c.observed.contains("37 clock ticks"),
+            "{c:?}"
+        );
+        for (steal, pv) in [(Some(0), true), (None, true), (Some(37), false)] {
+            let c = &checks(&[running(steal)], 100, 1, pv)[0];
+            assert!(!c.finding && !c.passed, "{steal:?} {pv}: {c:?}");
+        }
+        // Enough interrupts: a passed premise whatever the steal.
+        let mut full = running(Some(37));
+        full.remote_shootdowns = Some(90);
+        let c = &checks(&[full], 100, 1, true)[0];
+        assert!(c.passed && !c.finding, "{c:?}");
+    }
+
+    #[test]
+    fn steal_is_read_per_cpu_from_proc_stat() {
+        let stat = "cpu  10 0 5 100 0 0 0 7 0 0\ncpu0 5 0 2 50 0 0 0 3 0 0\ncpu1 5 0 3 50 0 0 0 4 0 0\nintr 1 2\n";
+        let steal = procfs::parse_cpu_steal(stat);
+        assert_eq!(steal.get(&0), Some(&3));
+        assert_eq!(steal.get(&1), Some(&4));
+        assert_eq!(steal.len(), 2, "the all-CPU line is not a CPU");
     }
 }

@@ -28,6 +28,8 @@ pub struct Shootdown {
     pub remote_cpu: Option<u32>,
     /// True when KVM offers paravirtual TLB flushes (a preempted vCPU flushes when it next runs, no interrupt); false when KVM does not; null outside KVM.
     pub pv_tlb_flush: Option<bool>,
+    /// True when the run recorded, as a finding, that the paravirtual flush skipped interrupts: with the other thread running, fewer than one interrupt in two calls while the other vCPU's steal counter rose.
+    pub pv_skipped: Option<bool>,
     /// One view per call (KEY: `munmap`, `mprotect`, `madv_dontneed`).
     pub ops: Ops,
 }
@@ -119,6 +121,13 @@ pub fn view(file: &RunFile) -> Option<Shootdown> {
         cpu: Some(r.cpu),
         remote_cpu: Some(r.remote_cpu),
         pv_tlb_flush: r.pv_tlb_flush,
+        // The collector's finding, not a second reading of the counters.
+        pv_skipped: Some(
+            record
+                .checks
+                .iter()
+                .any(|c| c.finding && c.name.contains("remote TLB shootdowns")),
+        ),
         ops: Ops {
             munmap: op(ShootdownOp::Munmap),
             mprotect: op(ShootdownOp::Mprotect),
