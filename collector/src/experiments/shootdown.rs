@@ -284,7 +284,8 @@ fn pv_tlb_flush(env: &Env) -> Option<bool> {
 ///
 /// Under KVM's paravirtual flush (`pv_flush`) a vCPU the host has
 /// preempted is flagged instead of interrupted, and flushes when it runs
-/// again (`kvm_flush_tlb_multi` in arch/x86/kernel/kvm.c, Linux 4.16 on).
+/// again (arch/x86/kernel/kvm.c: `kvm_flush_tlb_others` when it came in
+/// Linux 4.16, renamed `kvm_flush_tlb_multi` since).
 /// Where the running case fell short of one interrupt in two while the
 /// other vCPU's steal counter rose, the missing interrupts are that: a
 /// finding about the host, recorded with both counters, not a failed
