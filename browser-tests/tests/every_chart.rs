@@ -60,6 +60,10 @@ fn html_pages(dir: &std::path::Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn every_chart_shows_the_data_it_was_built_from() {
     let Some(book) = built_book("every_chart_shows_the_data_it_was_built_from") else {
         return;

@@ -12,6 +12,10 @@ const FOCUSED_JS: &str =
     "return [...document.querySelectorAll(arguments[0])].indexOf(document.activeElement);";
 
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn each_chart_is_one_tab_stop_with_arrow_keys_inside() {
     let Some(book) = built_book("each_chart_is_one_tab_stop_with_arrow_keys_inside") else {
         return;

@@ -121,6 +121,10 @@ fn problems(l: &Layout) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn chart_labels_never_overlap_or_clip() {
     let Some(book) = built_book("chart_labels_never_overlap_or_clip") else {
         return;
@@ -169,6 +173,10 @@ fn chart_labels_never_overlap_or_clip() {
 }
 
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn no_page_scrolls_sideways_on_a_phone() {
     let Some(book) = built_book("no_page_scrolls_sideways_on_a_phone") else {
         return;
@@ -247,6 +255,10 @@ return out;"#;
 /// staircase's data table once put `1.09 ns (1.09 ns – 1.13 ns)` on five
 /// lines.
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn no_table_number_wraps_on_a_phone() {
     let Some(book) = built_book("no_table_number_wraps_on_a_phone") else {
         return;
@@ -300,6 +312,10 @@ fn no_table_number_wraps_on_a_phone() {
 /// prove it" column, is on the screen without scrolling sideways (it was
 /// off it in a 652 px table), each row a card.
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn the_symptom_table_shows_how_to_prove_it_on_a_phone() {
     let Some(book) = built_book("the_symptom_table_shows_how_to_prove_it_on_a_phone") else {
         return;
@@ -345,6 +361,10 @@ fn the_symptom_table_shows_how_to_prove_it_on_a_phone() {
 /// row (it was 8,368 px tall): no taller than two lines of its text per
 /// row, and its header.
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn the_staircase_data_table_is_short_on_a_phone() {
     let Some(book) = built_book("the_staircase_data_table_is_short_on_a_phone") else {
         return;

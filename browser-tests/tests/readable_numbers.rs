@@ -183,6 +183,10 @@ async fn check_csv(browser: &Browser, chart: &str, spec: &ChartSpec) -> Result<(
 }
 
 #[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
 fn charts_show_human_numbers_and_copy_exact_ones() {
     let Some(book) = built_book("charts_show_human_numbers_and_copy_exact_ones") else {
         return;
