@@ -4,6 +4,9 @@
 //! wasm32 and is tested natively.
 
 pub mod chase;
+pub mod layout;
+pub mod measured;
+pub mod reach;
 pub mod rng;
 pub mod steps;
 pub mod tlb_model;

@@ -33,16 +33,18 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
         eprintln!("note: this is a debug build; its timings do not represent compiled code (use --release)");
     }
 
-    let env = Env {
-        settings: &settings,
-        machine: &machine,
-    };
     let mut records = Vec::new();
     for experiment in chosen {
         if interrupt::requested() {
             break;
         }
-        records.push(experiment.run(&env));
+        let env = Env {
+            settings: &settings,
+            machine: &machine,
+            earlier: &records,
+        };
+        let record = experiment.run(&env);
+        records.push(record);
     }
     // A signal that arrived after the last experiment finished cut nothing,
     // but it is still recorded and answered: its sender must see it landed.
@@ -132,11 +134,15 @@ pub(crate) fn collector_version() -> String {
     )
 }
 
+/// The experiments named, in the model's order whatever order they were
+/// named in: an experiment may use what one before it in the list
+/// measured (walk and mlp, tlb-reach's reach).
 fn choose(args: &RunArgs) -> Result<Vec<Experiment>, String> {
     if args.all {
         return Ok(experiments::all());
     }
-    args.names
+    let mut chosen = args
+        .names
         .iter()
         .map(|name| {
             experiments::find(name).ok_or_else(|| {
@@ -147,7 +153,9 @@ fn choose(args: &RunArgs) -> Result<Vec<Experiment>, String> {
                 )
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    chosen.sort_by_key(|e| pagewalk_model::Kind::ALL.iter().position(|&k| k == e.kind));
+    Ok(chosen)
 }
 
 /// `20261130T081502Z-3f9a1c`: sorts by time; the random suffix keeps two

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use pagewalk_model::{read_run, Regime, Status};
+use pagewalk_model::{read_run, LineLayout, ReachSource, Regime, Status};
 
 fn quick_run(dir: &Path, args: &[&str]) -> pagewalk_model::RunFile {
     let out = Command::new(env!("CARGO_BIN_EXE_collector"))
@@ -87,6 +87,75 @@ fn staircase_and_tlb_reach_run_quick() {
         names.iter().any(|n| n.contains("within half of L2")),
         "{names:?}"
     );
+}
+
+/// Named in any order, tlb-reach runs first, and walk and mlp size
+/// themselves from the L2 TLB reach it measured, and say so.
+#[test]
+fn walk_and_mlp_size_from_the_reach_tlb_reach_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = quick_run(dir.path(), &["mlp", "walk", "tlb-reach"]);
+    let order: Vec<&str> = run.experiments.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(order, ["tlb-reach", "walk", "mlp"]);
+    let t = run.tlb_reach().unwrap();
+    assert_eq!(t.line_layout, Some(LineLayout::Folded));
+    let m = t.measured.as_ref().expect("the measured geometry");
+    assert_eq!(
+        m.tlbs.iter().map(|t| t.level).collect::<Vec<_>>(),
+        [1, 2],
+        "{m:?}"
+    );
+    assert!(m.cpuid.as_ref().is_some_and(|c| c.max_basic_leaf > 0));
+    let names = check_names(&run, "tlb-reach");
+    for want in [
+        "spread evenly over every L1d and L2 set",
+        "stepped past the L2 TLB",
+    ] {
+        assert!(names.iter().any(|n| n.contains(want)), "{names:?}");
+    }
+
+    let w = run.walk().unwrap();
+    let used = w.l2_tlb.as_ref().expect("what walk sized from");
+    // From tlb-reach when it measured the L2 TLB; its own probe else.
+    let source = if m.tlb(2).is_some_and(|t| t.figure.measured()) {
+        ReachSource::TlbReach
+    } else {
+        ReachSource::Probe
+    };
+    assert_eq!(used.source, source, "{used:?}");
+    // --quick: twice the reach, in pages, where the memory guard allows.
+    assert!(w.size_note.is_some() || w.pages == 2 * used.past(), "{w:?}");
+    assert_eq!(w.l2_tlb_entries.map(u64::from), Some(used.past()));
+    let names = check_names(&run, "walk");
+    for want in ["the walk left the L2 TLB", "fit every L2 set"] {
+        assert!(names.iter().any(|n| n.contains(want)), "{names:?}");
+    }
+
+    let mlp = run.mlp().unwrap();
+    assert_eq!(mlp.l2_tlb.as_ref().map(|u| u.source), Some(source));
+    assert_eq!(mlp.l2_tlb_reach_bytes, Some(used.past() * 4096));
+}
+
+/// Without tlb-reach in the run, walk measures the reach itself (or says
+/// why it could not), and mlp takes what walk's probe found.
+#[test]
+fn without_tlb_reach_walk_probes_and_mlp_reuses_the_probe() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = quick_run(dir.path(), &["walk", "mlp"]);
+    let used = run.walk().unwrap().l2_tlb.clone().unwrap();
+    assert_ne!(used.source, ReachSource::TlbReach, "{used:?}");
+    let mlp = run.mlp().unwrap().l2_tlb.clone().unwrap();
+    if used.source == ReachSource::Probe {
+        assert_eq!(mlp.source, ReachSource::Probe);
+        assert!(
+            mlp.note.starts_with("walk's probe earlier in this run"),
+            "{mlp:?}"
+        );
+        assert_eq!(
+            (mlp.entries_low, mlp.entries_high),
+            (used.entries_low, used.entries_high)
+        );
+    }
 }
 
 #[test]

@@ -91,4 +91,12 @@ pub use walk::{WalkCounters, WalkPoint, WalkResults};
 ///   `mappings`, `frames_moved_fraction` and `kernel_page_kib`, and checks
 ///   a machine cannot make, `cannot_tell`, which older readers may ignore.)
 ///   Version 4 files still read.
-pub const SCHEMA_VERSION: u32 = 5;
+/// - 6: tlb-reach places each page's line by the folded page number
+///   (`line_layout: folded`), so the same `line_step` no longer means the
+///   same offsets, and an older reader would describe the new layout as
+///   the old. With it, each TLB level's reach as the run measured it
+///   against CPUID (`measured` on tlb-reach, with the raw CPUID leaves),
+///   and the L2 TLB reach walk and mlp sized themselves from (`l2_tlb`;
+///   their `l2_tlb_entries` and `l2_tlb_reach_bytes` now that figure
+///   rather than CPUID's), all optional. Version 5 files still read.
+pub const SCHEMA_VERSION: u32 = 6;

@@ -199,6 +199,9 @@ pub fn parse_run(file: &str, text: &str) -> Result<RunFile, ModelError> {
     if version < 4 {
         upgrade_from_v3(&mut run);
     }
+    if version < 6 {
+        upgrade_from_v5(&mut run);
+    }
     validate(&run).map_err(|(field, msg)| err(Some(field), msg))?;
     Ok(run)
 }
@@ -268,7 +271,7 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
             Results::Tail(t) => rules::tail(t),
             Results::Numa(n) => rules::numa(n),
             Results::Staircase(s) => rules::curves(&s.curves),
-            Results::TlbReach(t) => rules::curves(&t.curves),
+            Results::TlbReach(t) => rules::tlb_reach(t),
             Results::Thp(t) => rules::thp(t),
             Results::Shootdown(s) => rules::shootdown(s),
             Results::Mlp(m) => rules::mlp(m),
@@ -319,6 +322,34 @@ fn upgrade_from_v3(run: &mut RunFile) {
                 evidence: Vec::new(),
             },
         );
+    }
+}
+
+/// Before version 6 the mlp experiment held its regions to an L2 TLB reach
+/// it assumed when CPUID reported none, and recorded the premises that
+/// depend on that reach as failed ("a size unknown: assumed"). A premise
+/// whose size the run never had could not be checked: it reads as
+/// `cannot_tell`, with the reason, never as passed or failed.
+fn upgrade_from_v5(run: &mut RunFile) {
+    for e in &mut run.experiments {
+        let Some(crate::Results::Mlp(m)) = e.results.as_ref() else {
+            continue;
+        };
+        if m.l2_tlb_reach_bytes.is_some() {
+            continue;
+        }
+        for c in &mut e.checks {
+            if !c.passed
+                && c.cannot_tell.is_none()
+                && !c.finding
+                && c.name.contains("L2 TLB's reach")
+            {
+                c.cannot_tell = Some(
+                    "the L2 TLB's reach is not known on this run: CPUID reported no L2 TLB, and the collector did not yet measure it (schema 5)"
+                        .into(),
+                );
+            }
+        }
     }
 }
 

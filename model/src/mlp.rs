@@ -9,6 +9,7 @@ use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
+use crate::translation::TlbReachUsed;
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
 pub const EXPERIMENT: &str = crate::Kind::Mlp.name();
@@ -63,8 +64,13 @@ pub struct MlpResults {
     /// Absent before schema 5.
     pub mappings: Option<u32>,
     pub seed: u64,
-    /// The L2 TLB's reach for 4 KiB pages (CPUID), when known.
+    /// The L2 TLB's reach for 4 KiB pages the large region was sized past:
+    /// from schema 6 the measured bound past which every page misses (see
+    /// `l2_tlb`), before it CPUID's. Absent when unknown.
     pub l2_tlb_reach_bytes: Option<u64>,
+    /// Where it came from, with the bounds: the control region stays
+    /// below `entries_low`. Absent before schema 6.
+    pub l2_tlb: Option<TlbReachUsed>,
     /// L2 and last-level cache sizes (sysfs), when known.
     pub l2_bytes: Option<u64>,
     pub llc_bytes: Option<u64>,

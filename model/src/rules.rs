@@ -6,7 +6,7 @@
 //! They exist because the book prints these numbers: a file with
 //! `pages: 1e15` for a 1 GiB region would be shown as measured.
 
-use crate::translation::{ChasePoint, Curve, ThpResults};
+use crate::translation::{ChasePoint, Curve, ThpResults, TlbReachResults};
 use crate::{
     FirstTouchResults, MlpResults, NumaResults, ShootdownResults, TailResults, WalkResults,
 };
@@ -134,6 +134,7 @@ pub(crate) fn mlp(m: &MlpResults) -> Checked {
             ));
         }
     }
+    m.l2_tlb.as_ref().map_or(Ok(()), |u| u.check())?;
     Ok(())
 }
 
@@ -163,6 +164,7 @@ pub(crate) fn walk(w: &WalkResults) -> Checked {
             "the repetitions",
         )?;
     }
+    w.l2_tlb.as_ref().map_or(Ok(()), |u| u.check())?;
     Ok(())
 }
 
@@ -195,6 +197,12 @@ pub(crate) fn curves(curves: &[Curve]) -> Checked {
         }
     }
     Ok(())
+}
+
+/// The curves' points, and each measured TLB level.
+pub(crate) fn tlb_reach(t: &TlbReachResults) -> Checked {
+    curves(&t.curves)?;
+    t.measured.as_ref().map_or(Ok(()), |m| m.check())
 }
 
 pub(crate) fn thp(t: &ThpResults) -> Checked {

@@ -9,10 +9,13 @@ use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
-use crate::translation::Regime;
+use crate::translation::{Regime, TlbReachUsed};
 
 /// The experiment's name in `collector run` and in [`crate::ExperimentRecord`].
 pub const EXPERIMENT: &str = crate::Kind::Walk.name();
+
+/// Pages visited on 4 KiB pages: this many times the L2 TLB's entries.
+pub const TIMES_L2_TLB: u64 = 4;
 
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
@@ -28,9 +31,16 @@ pub struct WalkResults {
     /// Absent before schema 5.
     pub mappings: Option<u32>,
     pub seed: u64,
-    /// The L2 TLB's entries for 4 KiB and for 2 MiB pages (CPUID).
+    /// The L2 TLB's entries for 4 KiB pages the pages were sized from
+    /// ([`TIMES_L2_TLB`] times this): from schema 6 the measured bound
+    /// past which every page misses (see `l2_tlb`), before it CPUID's.
     pub l2_tlb_entries: Option<u32>,
+    /// Its entries for 2 MiB pages (CPUID).
     pub l2_tlb_entries_2m: Option<u32>,
+    /// Where `l2_tlb_entries` came from: tlb-reach earlier in the run,
+    /// the experiment's own probe, or CPUID or an assumption, said so.
+    /// Absent before schema 6.
+    pub l2_tlb: Option<TlbReachUsed>,
     /// `vm.overcommit_memory` as the run started: under 2 `MAP_NORESERVE`
     /// is ignored and the widest strides cannot be mapped.
     pub overcommit_memory: Option<u32>,

@@ -107,3 +107,35 @@ fn committed_files_write_back_without_loss_or_nulls() {
         }
     }
 }
+
+/// The Intel Xeon guest's run (schema 5, CPUID silent about its TLBs):
+/// the two mlp premises that depended on an L2 TLB reach it never had read
+/// as checks it could not make, not as failures.
+#[test]
+fn premises_on_an_unknown_reach_read_as_not_checked() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../preprocessor/tests/fixtures/matrix/intel-xeon-emr-16vcpu-kvm.json");
+    let run = pagewalk_model::read_run(&path).unwrap();
+    let mlp = run.experiment("mlp").unwrap();
+    let on_reach: Vec<_> = mlp
+        .checks
+        .iter()
+        .filter(|c| c.name.contains("L2 TLB's reach"))
+        .collect();
+    assert_eq!(on_reach.len(), 2, "{:?}", mlp.checks);
+    for c in on_reach {
+        assert!(!c.passed, "{c:?}");
+        assert!(
+            c.cannot_tell.as_deref().unwrap().contains("not known"),
+            "{c:?}"
+        );
+    }
+    // Every other check is as recorded.
+    let failed: Vec<_> = run
+        .experiments
+        .iter()
+        .flat_map(|e| e.checks.iter())
+        .filter(|c| !c.passed && c.cannot_tell.is_none() && !c.finding)
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+}

@@ -300,3 +300,87 @@ fn noise_ratios_are_what_the_samples_give() {
         &format!("{at}.comparisons[1].verdict.inside_noise"),
     );
 }
+
+/// Where the example's `name` experiment is, as a field path names it.
+fn at_experiment(name: &str) -> String {
+    let i = example()["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|e| e["name"] == name)
+        .unwrap();
+    format!("experiments[{i}].results.{name}")
+}
+
+/// A measured L2 TLB of 1280 to 1536 entries against CPUID's 2048 (what
+/// the example's curves give).
+fn measured_l2() -> Value {
+    json!({
+        "control": "huge",
+        "tlbs": [{
+            "level": 2, "page_bytes": 4096,
+            "entries_low": 1280, "entries_high": 1536,
+            "cpuid_entries": 2048, "figure": "cpuid-contradicted",
+            "why": "measured 1280-1536 entries"
+        }],
+        "past_last_level": true
+    })
+}
+
+#[test]
+fn a_measured_tlb_has_its_bounds_in_order_and_the_figure_they_give() {
+    let at = format!("{}.measured.tlbs[0]", at_experiment("tlb-reach"));
+    // As measured: it loads.
+    let mut run = example();
+    results(&mut run, "tlb-reach")["measured"] = measured_l2();
+    parse_run("x.json", &serde_json::to_string(&run).unwrap()).unwrap();
+    // Bounds the wrong way round.
+    let e = refused(
+        |r| {
+            let mut m = measured_l2();
+            m["tlbs"][0]["entries_low"] = json!(1792);
+            results(r, "tlb-reach")["measured"] = m;
+        },
+        &format!("{at}.entries_high"),
+    );
+    assert!(e.message.contains("below entries_low"), "{e}");
+    // CPUID's 2048 is outside 1280-1536: it cannot be said to agree.
+    let e = refused(
+        |r| {
+            let mut m = measured_l2();
+            m["tlbs"][0]["figure"] = json!("agree");
+            results(r, "tlb-reach")["measured"] = m;
+        },
+        &format!("{at}.figure"),
+    );
+    assert!(e.message.contains("give cpuid-contradicted"), "{e}");
+    // A level that is neither the L1 dTLB nor the L2 TLB.
+    refused(
+        |r| {
+            let mut m = measured_l2();
+            m["tlbs"][0]["level"] = json!(3);
+            results(r, "tlb-reach")["measured"] = m;
+        },
+        &format!("{at}.level"),
+    );
+}
+
+#[test]
+fn a_reach_used_is_no_measurement_when_cpuid_gave_it() {
+    let used = |source: &str, figure: &str| {
+        json!({"source": source, "entries_low": 2048, "entries_high": 2048,
+               "cpuid_entries": 2048, "figure": figure, "note": "n"})
+    };
+    let mut run = example();
+    results(&mut run, "walk")["l2_tlb"] = used("cpuid", "cpuid-only");
+    parse_run("x.json", &serde_json::to_string(&run).unwrap()).unwrap();
+    // CPUID's figure may not claim a measurement's agreement.
+    refused(
+        |r| results(r, "walk")["l2_tlb"] = used("cpuid", "agree"),
+        &format!("{}.l2_tlb.figure", at_experiment("walk")),
+    );
+    refused(
+        |r| results(r, "mlp")["l2_tlb"] = used("probe", "cpuid-only"),
+        &format!("{}.l2_tlb.figure", at_experiment("mlp")),
+    );
+}

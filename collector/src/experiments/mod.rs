@@ -22,6 +22,9 @@ use crate::interrupt;
 pub struct Env<'a> {
     pub settings: &'a Settings,
     pub machine: &'a MachineContext,
+    /// The records of the experiments this run made before it (walk and
+    /// mlp take the L2 TLB reach tlb-reach measured).
+    pub earlier: &'a [ExperimentRecord],
 }
 
 /// What an experiment found. `Err` from [`Experiment::run`] means it failed.
@@ -209,6 +212,7 @@ mod tests {
         let r = e.run(&Env {
             settings: &settings,
             machine: &machine,
+            earlier: &[],
         });
         assert_eq!(r.status, Status::Failed);
         let reason = r.reason.unwrap();

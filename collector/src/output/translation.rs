@@ -7,8 +7,8 @@ use std::fmt::Write;
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 use pagewalk_model::{
-    Agreement, ChasePoint, CounterStatus, Curve, Geometry, MlpRegion, MlpResults, Regime,
-    StaircaseResults, Step, ThpResults, TlbReachResults, WalkResults,
+    Agreement, ChasePoint, CounterStatus, Curve, Geometry, MeasuredGeometry, MlpRegion, MlpResults,
+    Regime, StaircaseResults, Step, ThpResults, TlbReachResults, TlbReachUsed, WalkResults,
 };
 
 use crate::guard::human;
@@ -62,7 +62,39 @@ pub fn tlb_reach(out: &mut String, name: &str, took: &str, t: &TlbReachResults) 
         &t.agreement,
         &t.geometry,
     );
+    if let Some(m) = &t.measured {
+        measured(out, m);
+    }
     counters(out, t.counters.as_ref());
+}
+
+/// Each TLB level as the curves measured it, and the figure used.
+fn measured(out: &mut String, m: &MeasuredGeometry) {
+    if let Some(why) = &m.not_read {
+        let _ = writeln!(out, "  measured TLBs: none ({why})");
+    }
+    for t in &m.tlbs {
+        let name = if t.level == 1 { "L1 dTLB" } else { "L2 TLB" };
+        let _ = writeln!(out, "  {name} [{}]: {}", t.figure.name(), t.why);
+    }
+    if let Some(note) = &m.note {
+        let _ = writeln!(out, "  {note}");
+    }
+}
+
+/// The L2 TLB reach an experiment sized itself from.
+fn sized_from(out: &mut String, u: &TlbReachUsed) {
+    let bounds = match u.entries_high {
+        Some(h) if h != u.entries_low => format!("{}-{h} entries", u.entries_low),
+        Some(h) => format!("{h} entries"),
+        None => format!("at least {} entries", u.entries_low),
+    };
+    let _ = writeln!(
+        out,
+        "  sized from the L2 TLB's {bounds} ({}): {}",
+        u.source.name(),
+        u.note
+    );
 }
 
 /// Both regimes side by side at every power-of-two x (the full curve is in
@@ -271,6 +303,9 @@ pub fn mlp(out: &mut String, name: &str, took: &str, m: &MlpResults) {
         table.add_row(row);
     }
     let _ = writeln!(out, "{table}");
+    if let Some(u) = &m.l2_tlb {
+        sized_from(out, u);
+    }
     for r in &m.regions {
         match (&r.skipped, r.huge_fraction) {
             (Some(why), _) => {
@@ -293,6 +328,9 @@ pub fn walk(out: &mut String, name: &str, took: &str, w: &WalkResults) {
     );
     if let Some(note) = &w.size_note {
         let _ = writeln!(out, "  size: {note}");
+    }
+    if let Some(u) = &w.l2_tlb {
+        sized_from(out, u);
     }
     let mut table = Table::new();
     table.load_style(UTF8_FULL_CONDENSED).set_header(vec![

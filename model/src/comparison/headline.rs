@@ -60,7 +60,15 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     .map_or("stride ?".into(), |s| format!("stride {}", size(s)));
                 add.curves(&r.curves, &stride);
             }
-            Results::TlbReach(r) => add.curves(&r.curves, &format!("line step {}", r.line_step)),
+            // The folded offsets (schema 6) put other lines in other sets:
+            // a condition of their own.
+            Results::TlbReach(r) => {
+                let layout = match r.line_layout() {
+                    crate::LineLayout::Step => "",
+                    crate::LineLayout::Folded => ", folded",
+                };
+                add.curves(&r.curves, &format!("line step {}{layout}", r.line_step))
+            }
             Results::Thp(r) => {
                 for (which, s) in ends(&r.sizes) {
                     for (regime, point) in [("4 KiB pages", &s.small), ("huge pages", &s.huge)] {

@@ -9,10 +9,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
 
+mod measured;
+mod spread;
 mod staircase;
 mod thp;
 mod tlb_reach;
 
+pub use measured::{
+    CpuidLeaves, LineLayout, MeasuredGeometry, MeasuredTlb, ReachBasis, ReachSource, TlbFigure,
+    TlbReachUsed,
+};
+pub use spread::MappingSpread;
 pub use staircase::StaircaseResults;
 pub use thp::{HugetlbAttempt, HugetlbReservation, ThpResults, ThpSize};
 pub use tlb_reach::TlbReachResults;
@@ -163,6 +170,21 @@ impl ChasePoint {
         self.samples_ns_per_load.chunks(per.max(1)).collect()
     }
 
+    /// The levels the point measured: each mapping's fastest sample (a
+    /// placement's level; interference only adds time), or every sample
+    /// when it was timed in one mapping (their spread then stands in for
+    /// the placement's).
+    pub fn levels(&self) -> Vec<f64> {
+        match self.mappings {
+            Some(m) if m > 1 => self
+                .by_mapping()
+                .iter()
+                .filter_map(|g| g.iter().copied().reduce(f64::min))
+                .collect(),
+            _ => self.samples_ns_per_load.clone(),
+        }
+    }
+
     /// How far the samples spread within one mapping and between
     /// mappings; `None` with fewer than two mappings.
     pub fn mapping_spread(&self) -> Option<MappingSpread> {
@@ -195,56 +217,6 @@ impl ChasePoint {
     pub fn fastest(&self) -> f64 {
         self.mapping_spread()
             .map_or(self.ns_per_load.min, |s| s.fastest_typical)
-    }
-}
-
-/// A chase point's spread within a mapping and between fresh mappings,
-/// each as `max / min - 1`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MappingSpread {
-    pub mappings: usize,
-    /// The median, over mappings with two samples or more, of each
-    /// mapping's own spread; `None` with one sample per mapping.
-    pub within: Option<f64>,
-    /// The spread of the mappings' medians.
-    pub between: f64,
-    /// The median over mappings of each mapping's fastest sample.
-    pub fastest_typical: f64,
-}
-
-impl MappingSpread {
-    /// The larger of the two: the noise a difference must clear.
-    pub fn larger(&self) -> f64 {
-        self.within.map_or(self.between, |w| w.max(self.between))
-    }
-
-    /// Where the mapping moved the time more than repetition did.
-    pub fn between_is_larger(&self) -> bool {
-        self.within.is_none_or(|w| self.between > w)
-    }
-}
-
-impl Curve {
-    /// The median, over the curve's points, of the between-mapping spread:
-    /// how much placement alone moves a point of this curve. `None` when
-    /// no point was timed in several mappings.
-    pub fn typical_between_mapping_spread(&self) -> Option<f64> {
-        let spreads: Vec<f64> = self
-            .points
-            .iter()
-            .filter_map(|p| Some(p.mapping_spread()?.between))
-            .collect();
-        Some(Summary::of(&spreads)?.median)
-    }
-
-    /// The same median for the spread within one mapping.
-    pub fn typical_within_mapping_spread(&self) -> Option<f64> {
-        let spreads: Vec<f64> = self
-            .points
-            .iter()
-            .filter_map(|p| p.mapping_spread()?.within)
-            .collect();
-        Some(Summary::of(&spreads)?.median)
     }
 }
 

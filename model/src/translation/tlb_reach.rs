@@ -3,7 +3,9 @@
 use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
-use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, Regime, Step};
+use super::{
+    curve_of, Agreement, CounterStatus, Curve, Geometry, LineLayout, MeasuredGeometry, Regime, Step,
+};
 
 /// `tlb-reach` results: one cache line per 4 KiB page, lines spread over
 /// cache sets, so the data stays cached while the page count grows.
@@ -14,8 +16,12 @@ use super::{curve_of, Agreement, CounterStatus, Curve, Geometry, Regime, Step};
 #[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
 pub struct TlbReachResults {
-    /// Line offset step: page `i` holds its line at `(i * k) mod 64`.
+    /// Line offset step: page `i` holds its line at `(i * k) mod 64`, or
+    /// at the folded page number times `k` (see `line_layout`).
     pub line_step: u64,
+    /// How the offsets were chosen; absent before schema 6, when they
+    /// were `(i * line_step) mod 64`.
+    pub line_layout: Option<LineLayout>,
     pub repetitions: u32,
     pub seed: u64,
     /// The data every point touches stays at or below this (half of L2
@@ -30,10 +36,17 @@ pub struct TlbReachResults {
     pub geometry: Geometry,
     pub agreement: Vec<Agreement>,
     pub counters: Option<CounterStatus>,
+    /// Each TLB level's reach as these curves measured it, against CPUID;
+    /// absent before schema 6.
+    pub measured: Option<MeasuredGeometry>,
 }
 
 impl TlbReachResults {
     pub fn curve(&self, regime: Regime) -> Option<&Curve> {
         curve_of(&self.curves, regime)
+    }
+
+    pub fn line_layout(&self) -> LineLayout {
+        self.line_layout.unwrap_or(LineLayout::Step)
     }
 }

@@ -14,6 +14,7 @@ pub(crate) mod checks;
 mod first_touch;
 mod inspect;
 mod latency;
+mod measured;
 mod mlp;
 mod noise;
 mod numa;

@@ -26,7 +26,7 @@ pub struct TlbReach {
     pub repetitions: Option<u32>,
     /// True when a point has more than one timed sample.
     pub repeated: Option<bool>,
-    /// Page `i` holds its line at `(i × line_step) mod 64`.
+    /// Page `i` holds its line at `(i × line_step) mod 64` before schema 6, at `((i ^ i >> 6 ^ i >> 12) × line_step) mod 64` from it (so that lines spread over every cache set on physically contiguous memory too).
     pub line_step: Option<u64>,
     /// Smallest page count.
     pub min_pages: Option<u64>,
@@ -50,8 +50,10 @@ pub struct TlbReach {
     pub step_counts: StepCounts,
     /// Each bend CPUID predicts next to the measured one.
     pub agreement: AgreementView,
-    /// The TLB levels.
+    /// The TLB levels CPUID reports.
     pub cpuid: Cpuid,
+    /// The TLB levels this run's curves measured, beside CPUID's, and which figure the book uses (see below).
+    pub measured: super::measured::Measured,
     /// The data caches.
     pub caches: Caches,
     /// Whether the perf counters opened.
@@ -107,9 +109,19 @@ pub fn view(run: &RunFile) -> Option<TlbReach> {
             huge_fraction: huge.and_then(|h| h.huge_fraction),
         },
     );
+    let measured = t.map(super::measured::view).unwrap_or_default();
+    // The points within each level's reach: by the measured bounds where
+    // the curves gave them (CPUID is a claim), else by CPUID's figure.
     let entries = |level| {
-        t.and_then(|t| t.geometry.data_tlb(level, PAGE))
-            .map(|l| u64::from(l.entries))
+        let by_measure = match level {
+            1 => measured.l1.as_ref(),
+            _ => measured.l2.as_ref(),
+        }
+        .and_then(|l| l.used_entries);
+        by_measure.or_else(|| {
+            t.and_then(|t| t.geometry.data_tlb(level, PAGE))
+                .map(|l| u64::from(l.entries))
+        })
     };
     // The largest count within `limit` pages (and above `floor`).
     let within = |floor: u64, limit: Option<u64>| {
@@ -150,6 +162,7 @@ pub fn view(run: &RunFile) -> Option<TlbReach> {
             in_vm(run),
         ),
         cpuid: Cpuid::of(t.map(|t| &t.geometry)),
+        measured,
         caches: Caches::of(t.map(|t| &t.geometry)),
         counters: Counters::of(t.and_then(|t| t.counters.as_ref())),
         verdict: None,

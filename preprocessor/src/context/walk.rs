@@ -25,8 +25,10 @@ pub struct Walk {
     pub pages: Option<u64>,
     /// Huge pages visited at the 2 MiB and 1 GiB huge-page strides.
     pub huge_pages: Option<u64>,
-    /// The L2 TLB's entries for 4 KiB pages (CPUID).
+    /// The L2 TLB's entries for 4 KiB pages the run sized itself past: from schema 6 the measured bound (see `sized_from`), before it CPUID's figure.
     pub l2_tlb_entries: Option<u32>,
+    /// Where `l2_tlb_entries` came from, in words for running prose (`measured by tlb-reach earlier in this run`); null before schema 6, when it was CPUID's.
+    pub sized_from: Option<String>,
     /// Its entries for 2 MiB pages.
     pub l2_tlb_entries_2m: Option<u32>,
     /// True when every huge page visited fits the L2 TLB's 2 MiB entries (so the huge-page strides take no walk at all).
@@ -145,6 +147,7 @@ pub fn view(file: &RunFile) -> Option<Walk> {
         pages: Some(w.pages),
         huge_pages: Some(w.huge_pages),
         l2_tlb_entries: w.l2_tlb_entries,
+        sized_from: w.l2_tlb.as_ref().map(|u| sized_from(u.source)),
         l2_tlb_entries_2m: w.l2_tlb_entries_2m,
         huge_within_l2_tlb: w.l2_tlb_entries_2m.map(|e| w.huge_pages <= u64::from(e)),
         huge_reach_needs: w.l2_tlb_entries_2m.map(|e| size(u64::from(e) * (2 << 20))),
@@ -191,4 +194,18 @@ fn point(p: &WalkPoint, baseline: Option<f64>) -> Point {
         walks_per_load: p.per_load(p.walks_completed),
         walk_cycles_per_load: p.per_load(p.walk_active_cycles),
     }
+}
+
+/// How a chapter says where the reach a run sized itself past came from.
+pub fn sized_from(source: pagewalk_model::ReachSource) -> String {
+    use pagewalk_model::ReachSource;
+    match source {
+        ReachSource::TlbReach => "as tlb-reach measured it earlier in this run",
+        ReachSource::Probe => "as the experiment's own quick probe measured it",
+        ReachSource::Cpuid => "CPUID's figure, which nothing measured confirmed",
+        ReachSource::Assumed => {
+            "an assumption: nothing measured it and CPUID gave too little to trust"
+        }
+    }
+    .to_string()
 }

@@ -8,11 +8,12 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use pagewalk_model::{ChasePoint, CounterState, CounterStatus, Regime, Summary};
+use pagewalk_analysis::layout;
+use pagewalk_model::{ChasePoint, Regime, Summary};
 
-use super::region::{errno_name, Region};
+pub use super::counters::Counters;
+use super::region::Region;
 use crate::faults::Faults;
-use crate::machine::pmu::{self, Counter};
 
 const LINE: usize = 64;
 const PAGE: usize = 4096;
@@ -28,8 +29,10 @@ const SAMPLE_LOADS: (u64, u64) = (10_000, 1 << 32);
 pub enum Layout {
     /// Slot `i` at byte `i * stride`: every byte of the region is in play.
     Strided { stride: usize },
-    /// Slot `i` is one line of page `i`, at line `(i * step) mod 64`, so
-    /// the lines fall in every cache set instead of all in one.
+    /// Slot `i` is one line of page `i`, at the line
+    /// [`pagewalk_analysis::layout::line`] gives (the folded page number
+    /// times `step`, mod 64), so the lines fall in every cache set, on
+    /// contiguous memory too, instead of in a few.
     LinePerPage { step: usize },
 }
 
@@ -37,7 +40,9 @@ impl Layout {
     pub fn offset(self, slot: usize) -> usize {
         match self {
             Layout::Strided { stride } => slot * stride,
-            Layout::LinePerPage { step } => slot * PAGE + (slot * step) % (PAGE / LINE) * LINE,
+            Layout::LinePerPage { step } => {
+                slot * PAGE + layout::line(slot as u64, step as u64) as usize * LINE
+            }
         }
     }
 
@@ -80,62 +85,6 @@ impl Plan {
             repetitions: settings.reps_or(full_reps),
             sample_ns,
         }
-    }
-}
-
-/// The counters that prove what a chase did, opened once per experiment.
-pub struct Counters {
-    dtlb: Option<Counter>,
-    faults: Option<Counter>,
-    pub status: CounterStatus,
-}
-
-impl Counters {
-    pub fn open() -> Counters {
-        let open = |(kind, config): (u32, u64), what: &str| match Counter::open(kind, config, true)
-        {
-            Ok(c) => (
-                Some(c),
-                CounterState {
-                    available: true,
-                    detail: format!("perf_event_open({what}, user space only) opened"),
-                },
-            ),
-            Err(e) => (
-                None,
-                CounterState {
-                    available: false,
-                    detail: format!(
-                        "perf_event_open({what}, user space only) failed: {} ({e})",
-                        errno_name(&e)
-                    ),
-                },
-            ),
-        };
-        let (dtlb, dtlb_state) = open(pmu::DTLB_READ_MISS, "dTLB read misses");
-        let (faults, fault_state) = open(pmu::PAGE_FAULTS, "software page faults");
-        Counters {
-            dtlb,
-            faults,
-            status: CounterStatus {
-                dtlb_load_misses: dtlb_state,
-                page_faults: fault_state,
-            },
-        }
-    }
-
-    fn start(&self) {
-        self.dtlb
-            .iter()
-            .chain(&self.faults)
-            .for_each(Counter::start);
-    }
-
-    fn stop(&self) -> (Option<u64>, Option<u64>) {
-        (
-            self.dtlb.as_ref().and_then(Counter::stop),
-            self.faults.as_ref().and_then(Counter::stop),
-        )
     }
 }
 
@@ -363,9 +312,10 @@ pub fn time(
 }
 
 /// `loads` dependent loads from `p`: each address is the value just loaded.
-/// Not inlined, so the loop is the same machine code at every size.
+/// Not inlined, so the loop is the same machine code at every size (and
+/// in `walk`, which times it too).
 #[inline(never)]
-fn chase(mut p: *const usize, loads: u64) -> *const usize {
+pub(super) fn chase(mut p: *const usize, loads: u64) -> *const usize {
     for _ in 0..loads {
         // SAFETY: every slot holds the address of another slot of the
         // linked region (see `link`), which outlives the call.
@@ -400,6 +350,10 @@ mod tests {
         let mut lines: Vec<usize> = (0..64).map(|i| l.offset(i) % 4096 / 64).collect();
         lines.sort_unstable();
         assert_eq!(lines, (0..64).collect::<Vec<_>>());
+        // Pages 64 apart do not share a line: page 64's is page 1's
+        // folded in (64 ^ 1 = 65, 65 mod 64 = 1, times 13).
+        assert_eq!(l.offset(64) % 4096, 13 * 64);
+        assert_ne!(l.offset(64) % 4096, l.offset(0) % 4096);
     }
 
     #[test]

@@ -6,7 +6,8 @@
 use std::fs;
 use std::path::Path;
 
-use pagewalk_model::{CacheLevel, Geometry, TlbKind, TlbLevel};
+use pagewalk_model::{CacheLevel, CpuidLeaves, Geometry, TlbKind, TlbLevel};
+use raw_cpuid::native_cpuid::cpuid_count;
 use raw_cpuid::{Associativity, CpuId, CpuIdReader, DatType};
 
 const KIB: u64 = 1024;
@@ -214,6 +215,75 @@ fn tlb(
     }
 }
 
+/// The raw leaves behind [`read`]'s TLB figures, registers as returned:
+/// the evidence when CPUID is silent (leaf 0x2 saying "see leaf 0x18",
+/// leaf 0x18 all zeros) or claims something the curves do not show.
+pub fn cpuid_leaves() -> CpuidLeaves {
+    let regs = |leaf: u32| {
+        let r = cpuid_count(leaf, 0);
+        [r.eax, r.ebx, r.ecx, r.edx]
+    };
+    let [max_basic, b, c, d] = regs(0);
+    let vendor: String = [b, d, c]
+        .iter()
+        .flat_map(|r| r.to_le_bytes())
+        .map(char::from)
+        .filter(char::is_ascii_graphic)
+        .collect();
+    let max_extended = regs(0x8000_0000)[0];
+    let basic = |leaf: u32| (max_basic >= leaf).then(|| regs(leaf).to_vec());
+    let extended = |leaf: u32| (max_extended >= leaf).then(|| regs(leaf).to_vec());
+    CpuidLeaves {
+        vendor,
+        max_basic_leaf: max_basic,
+        max_extended_leaf: max_extended,
+        leaf_0x2_descriptors: basic(2).map(|r| leaf2_bytes(&r)),
+        leaf_0x18: basic(0x18),
+        leaf_0x80000005: extended(0x8000_0005),
+        leaf_0x80000006: extended(0x8000_0006),
+        leaf_0x80000019: extended(0x8000_0019),
+    }
+}
+
+/// Leaf 0x2's descriptor bytes: each register's four bytes, low first,
+/// less AL (the iteration count, always 1), null descriptors, and any
+/// register whose bit 31 says it holds none.
+fn leaf2_bytes(regs: &[u32]) -> Vec<u8> {
+    regs.iter()
+        .enumerate()
+        .filter(|(_, r)| *r & (1 << 31) == 0)
+        .flat_map(|(i, r)| r.to_le_bytes().into_iter().skip(usize::from(i == 0)))
+        .filter(|&b| b != 0)
+        .collect()
+}
+
+/// `(level, number_of_sets, ways_of_associativity)` of each data or
+/// unified cache under sysfs: which set a line lands in, and how many it
+/// holds, is the premise of tlb-reach's and walk's layouts.
+pub fn data_cache_sets() -> Vec<(u8, u64, u64)> {
+    let dir = Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(u8, u64, u64)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+        .filter_map(|e| {
+            let read = |f: &str| fs::read_to_string(e.path().join(f)).ok();
+            if read("type")?.trim() == "Instruction" {
+                return None;
+            }
+            Some((
+                read("level")?.trim().parse().ok()?,
+                read("number_of_sets")?.trim().parse().ok()?,
+                read("ways_of_associativity")?.trim().parse().ok()?,
+            ))
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// `index*/{level,type,size}` under `dir`, in level order.
 fn caches(dir: &Path) -> Vec<CacheLevel> {
     let Ok(entries) = fs::read_dir(dir) else {
@@ -276,6 +346,27 @@ mod tests {
             "1st-level data cache: 32 KBytes, 8-way set associative, 64 byte line size"
         )
         .is_empty());
+    }
+
+    #[test]
+    fn leaf2_bytes_drop_the_count_and_invalid_registers() {
+        // The Xeon guest: AL = 1, then 0xff ("see leaf 4") and 0xfe ("see
+        // leaf 0x18"), nothing else.
+        assert_eq!(leaf2_bytes(&[0x00fe_ff01, 0, 0, 0]), vec![0xff, 0xfe]);
+        // A register with bit 31 set holds no descriptors.
+        assert_eq!(
+            leaf2_bytes(&[0x0000_5a01, 0x8000_00b1, 0x0000_0063, 0]),
+            vec![0x5a, 0x63]
+        );
+    }
+
+    #[test]
+    fn this_machine_s_cpuid_leaves_read() {
+        let c = cpuid_leaves();
+        assert_eq!(c.vendor.len(), 12, "{:?}", c.vendor);
+        assert!(c.max_basic_leaf >= 1);
+        assert_eq!(c.leaf_0x18.is_some(), c.max_basic_leaf >= 0x18);
+        assert!(c.leaf_0x18.as_ref().is_none_or(|r| r.len() == 4));
     }
 
     #[test]

@@ -8,13 +8,17 @@
 //! * [`thp`]: huge pages at large sizes and what the kernel really granted.
 //!
 //! [`bends`] finds the steps and sets them against what CPUID and sysfs say
-//! ([`geometry`]); [`checks`] proves each premise with a counter.
+//! ([`geometry`]); [`measured`] reads each TLB level's reach off the
+//! curves, for tlb-reach to record and for [`walk`] and [`mlp`] to size
+//! themselves past; [`checks`] proves each premise with a counter.
 
 mod bends;
 mod chase;
 mod checks;
+mod counters;
 pub(crate) mod geometry;
 pub(crate) mod hugetlb;
+mod measured;
 pub mod mlp;
 mod region;
 pub mod staircase;
@@ -106,7 +110,9 @@ pub struct Swept {
 /// Chases each of `xs` (bytes, pages) in every regime this machine can
 /// run, both regimes of one `x` over the same permutation of `slots(x)`
 /// slots; `label(x)` names the point in the progress bar and the proof.
-/// Ctrl-C stops it early with the points measured so far.
+/// `gigantic`: chase a 1 GiB page too where the pool has one (a probe
+/// does without). Ctrl-C stops it early with the points measured so far.
+#[allow(clippy::too_many_arguments)]
 pub fn sweep(
     env: &Env,
     name: &str,
@@ -115,19 +121,26 @@ pub fn sweep(
     xs: &[u64],
     slots: impl Fn(u64) -> usize,
     label: impl Fn(u64) -> String,
+    gigantic: bool,
 ) -> Result<Swept, String> {
     let counters = Counters::open();
     let mut curves = empty_curves(&env.machine.thp);
     // One 1 GiB page serves every size: the pool holds one (or the run
     // reserved one), so a fresh mapping would land on the same frame.
     let largest = xs.iter().map(|&x| layout.bytes(slots(x)) as u64).max();
-    let gigantic = match Gigantic::acquire(
-        largest.unwrap_or(0),
-        env.settings.reserve_hugepages.is_some(),
-    ) {
-        Ok(g) => Some(g),
-        Err(why) => {
+    let gigantic = match gigantic.then(|| {
+        Gigantic::acquire(
+            largest.unwrap_or(0),
+            env.settings.reserve_hugepages.is_some(),
+        )
+    }) {
+        Some(Ok(g)) => Some(g),
+        Some(Err(why)) => {
             skip(&mut curves, Regime::Gigantic, why);
+            None
+        }
+        None => {
+            curves.retain(|c| c.regime != Regime::Gigantic);
             None
         }
     };

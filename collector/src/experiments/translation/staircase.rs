@@ -62,6 +62,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         &sizes,
         |size| (size / STRIDE) as usize,
         |size| human(size as usize),
+        true,
     )?;
 
     let geometry = geometry::read();

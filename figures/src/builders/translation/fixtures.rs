@@ -92,6 +92,8 @@ pub fn run() -> RunFile {
     };
     let tlb = TlbReachResults {
         line_step: 13,
+        line_layout: None,
+        measured: None,
         repetitions: 2,
         seed: 1,
         data_limit_bytes: 512 << 10,
