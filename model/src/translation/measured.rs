@@ -34,10 +34,14 @@ pub enum ReachBasis {
     NoCacheFills,
 }
 
-/// Which figure for a TLB level the collector used, and why.
+/// Which figure for a TLB level the collector used, and why. Least known
+/// first: the hostile-file test builds the least value of each type, and
+/// the first variant is the one that follows from no bounds and no CPUID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum TlbFigure {
+    /// Neither measured nor claimed.
+    Unknown,
     /// Measured, and CPUID's figure lies within the measured bounds.
     Agree,
     /// Measured; CPUID has no figure for this level (a hypervisor that
@@ -49,8 +53,6 @@ pub enum TlbFigure {
     /// Not measured (the curves did not show the level): CPUID's figure,
     /// unconfirmed.
     CpuidOnly,
-    /// Neither measured nor claimed.
-    Unknown,
 }
 
 impl TlbFigure {
@@ -168,19 +170,20 @@ pub struct CpuidLeaves {
     pub leaf_0x80000019: Option<Vec<u32>>,
 }
 
-/// Where an experiment's L2 TLB reach came from.
+/// Where an experiment's L2 TLB reach came from. Least known first (see
+/// [`TlbFigure`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReachSource {
-    /// tlb-reach, earlier in the same run.
-    TlbReach,
+    /// Neither: an assumption, said so.
+    Assumed,
+    /// CPUID's figure: the curves did not show the level.
+    Cpuid,
     /// The experiment's own quick probe: tlb-reach's chase at two page
     /// counts per doubling, one sample in each of two mappings.
     Probe,
-    /// CPUID's figure: the curves did not show the level.
-    Cpuid,
-    /// Neither: an assumption, said so.
-    Assumed,
+    /// tlb-reach, earlier in the same run.
+    TlbReach,
 }
 
 impl ReachSource {

@@ -46,6 +46,8 @@ pub struct Level {
     pub reach: Option<String>,
     /// The entries the book reads this level by: CPUID's where the measurement confirms it (or is all there is), else the fewest the measurement allows (the most pages still within noise); null when neither says.
     pub used_entries: Option<u64>,
+    /// `used_entries` × 4 KiB, bytes: the reach the book reads this level by (a drill's answer).
+    pub used_reach_bytes: Option<u64>,
     /// CPUID's entries for this level as text (`3,072`), when it gives any.
     pub cpuid: Option<String>,
     /// `agree`, `cpuid-silent`, `cpuid-contradicted`, `cpuid-only`, `unknown`.
@@ -130,6 +132,7 @@ fn level(n: u8, t: &MeasuredTlb) -> Level {
         entries,
         reach,
         used_entries,
+        used_reach_bytes: used_entries.map(|e| e * PAGE),
         cpuid: cpuid.clone(),
         figure: t.figure.name(),
         used,
