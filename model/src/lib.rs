@@ -98,5 +98,9 @@ pub use walk::{WalkCounters, WalkPoint, WalkResults};
 ///   against CPUID (`measured` on tlb-reach, with the raw CPUID leaves),
 ///   and the L2 TLB reach walk and mlp sized themselves from (`l2_tlb`;
 ///   their `l2_tlb_entries` and `l2_tlb_reach_bytes` now that figure
-///   rather than CPUID's), all optional. Version 5 files still read.
+///   rather than CPUID's), all optional. Also optional: the stop signal
+///   that arrived (`provenance.signal`, even when it cut nothing) and the
+///   shootdown cells' `remote_steal_ticks`. Version 5 files still read; their
+///   mlp premises that leaned on an L2 TLB reach the run never had read as
+///   `cannot_tell`.
 pub const SCHEMA_VERSION: u32 = 6;
