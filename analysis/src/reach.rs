@@ -310,15 +310,7 @@ impl Band {
     }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// The median (0 for none), as the model summarises every set of samples.
+fn median(v: Vec<f64>) -> f64 {
+    pagewalk_model::Summary::of(&v).map_or(0.0, |s| s.median)
 }
