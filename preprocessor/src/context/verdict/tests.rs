@@ -522,3 +522,56 @@ fn one_preempted_clock_batch_does_not_hide_a_3x_gap() {
         Some(WITHIN_NOISE)
     );
 }
+
+/// `stair.verdict.curves` and the widest gap: the curves part only where the
+/// 4 KiB chase is slower beyond both ranges, and the widest such point is
+/// named (the Intel guest: 12.0 against 5.8 ns at half of L2, with no step
+/// the detector called translation).
+#[test]
+fn the_curves_part_only_where_4k_pages_are_slower_beyond_the_spread() {
+    use crate::context::staircase::{Picked, StairPoint, Staircase};
+    use crate::context::translation::Chase;
+    let point = |bytes: u64, small: (f64, f64, f64), huge: (f64, f64, f64)| StairPoint {
+        bytes,
+        size: format!("{bytes} B"),
+        chase: Chase {
+            small_ns_min: Some(small.0),
+            small_ns: Some(small.1),
+            small_ns_max: Some(small.2),
+            huge_ns_min: Some(huge.0),
+            huge_ns: Some(huge.1),
+            huge_ns_max: Some(huge.2),
+            ..Chase::default()
+        },
+        huge_fraction: None,
+        in_l1_tlb_gap: None,
+        picked: Picked::default(),
+    };
+    let judge = |points: Vec<StairPoint>| {
+        let mut s = Staircase {
+            points,
+            ..Staircase::default()
+        };
+        translation::staircase(&mut s, None);
+        (
+            s.verdict.unwrap().curves,
+            s.widest_gap.map(|p| p.bytes),
+            s.widest_gap_ratio,
+        )
+    };
+    let (curves, at, ratio) = judge(vec![
+        point(1 << 16, (1.6, 1.7, 1.8), (1.6, 1.7, 1.8)),
+        point(1 << 20, (11.0, 12.0, 13.0), (5.5, 5.8, 6.1)),
+        point(1 << 22, (20.0, 25.0, 30.0), (18.0, 20.0, 26.0)),
+    ]);
+    assert_eq!((curves, at), (Some("apart"), Some(1 << 20)));
+    assert!((ratio.unwrap() - 12.0 / 5.8).abs() < 1e-9);
+    // Overlapping ranges everywhere, or huge pages the slower: together.
+    let (curves, at, _) = judge(vec![
+        point(1 << 20, (5.0, 6.0, 9.0), (5.5, 5.8, 6.1)),
+        point(1 << 22, (18.0, 19.0, 20.0), (30.0, 31.0, 32.0)),
+    ]);
+    assert_eq!((curves, at), (Some("together"), None));
+    // No point with both curves: no verdict at all.
+    assert_eq!(judge(Vec::new()).0, None);
+}
