@@ -9,6 +9,8 @@
 //! tried first ([`fits`], [`try_vec`]): what does not fit is skipped with
 //! what it needs and the limit in the way.
 
+use crate::machine::cgroup::{self, Cgroup};
+
 /// Sizes are kept to whole 2 MiB units so the huge-page modes measure whole
 /// huge pages and no mode is handicapped by a ragged tail.
 pub const GRANULE: u64 = 2 << 20;
@@ -19,20 +21,6 @@ pub struct Allowance {
     pub bytes: u64,
     /// Set when `bytes` is smaller than what was asked: says by how much and why.
     pub note: Option<String>,
-}
-
-/// Memory left under this process's cgroup limit: the limit, and what the
-/// cgroup already uses (this process's earlier experiments included).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cgroup {
-    pub limit: u64,
-    pub used: u64,
-}
-
-impl Cgroup {
-    fn headroom(&self) -> u64 {
-        self.limit.saturating_sub(self.used)
-    }
 }
 
 /// This process's address-space limit (`RLIMIT_AS`: `ulimit -v`,
@@ -159,7 +147,7 @@ pub fn allow_now(requested: u64) -> Result<Result<Allowance, String>, String> {
     Ok(allow(
         requested,
         available,
-        crate::machine::cgroup::memory_headroom(),
+        cgroup::memory_headroom(),
         address_space(),
     ))
 }

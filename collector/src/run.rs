@@ -69,21 +69,11 @@ pub fn run(args: &RunArgs, command: Vec<String>) -> Result<ExitCode, String> {
     };
     // Not in its folder (the model refused it, the disk filled up): kept
     // elsewhere, the summary names that file, and the status says it failed.
-    let saved = output::save::save(&args.out, &run_id, &run);
-    let path = match &saved {
-        Ok(path) => path.clone(),
-        Err(not) => match &not.kept {
-            Some(kept) => kept.clone(),
-            None => return Ok(output::save::on_stdout(&run, not)),
-        },
-    };
-    stdout::print(&output::summary::render(&run, &path));
-    if let Err(not) = saved {
-        eprintln!(
-            "collector: {}",
-            pagewalk_model::display::escaped_for_terminal(&not.to_string())
-        );
-        return Ok(ExitCode::FAILURE);
+    let shown = output::save::save_and_show(&args.out, &run_id, &run, "collector", |path| {
+        stdout::print(&output::summary::render(&run, path))
+    });
+    if let Err(status) = shown {
+        return Ok(status);
     }
     let (status, line) = ending(interrupted, received, failed);
     if let Some(line) = line {

@@ -7,38 +7,18 @@ mod first_touch;
 mod noise;
 mod numa;
 mod shootdown;
+mod spec;
 pub mod syscall;
 mod tail;
 pub(crate) mod translation;
 
 use std::time::Instant;
 
-use pagewalk_model::{Check, ExperimentRecord, Kind, MachineContext, Results, Status};
+use pagewalk_model::{ExperimentRecord, Kind, Status};
 
-use crate::cli::Settings;
+pub use spec::{Env, Outcome, Settings};
+
 use crate::interrupt;
-
-/// What an experiment is given.
-pub struct Env<'a> {
-    pub settings: &'a Settings,
-    pub machine: &'a MachineContext,
-    /// The records of the experiments this run made before it (walk and
-    /// mlp take the L2 TLB reach tlb-reach measured).
-    pub earlier: &'a [ExperimentRecord],
-}
-
-/// What an experiment found. `Err` from [`Experiment::run`] means it failed.
-pub enum Outcome {
-    Done {
-        results: Results,
-        checks: Vec<Check>,
-    },
-    /// This machine cannot run it (no THP, no memory...): why, and no numbers.
-    Skipped(String),
-    /// Skipped, but what was found about the machine on the way is kept
-    /// (e.g. the NUMA topology that made it pointless).
-    SkippedWith { reason: String, results: Results },
-}
 
 pub struct Experiment {
     pub kind: Kind,
@@ -201,7 +181,7 @@ mod tests {
             description: "",
             run: boom,
         };
-        let settings = crate::cli::Settings {
+        let settings = Settings {
             quick: true,
             size: None,
             reps: None,

@@ -64,23 +64,14 @@ pub fn run(args: &InspectArgs, command: Vec<String>) -> Result<ExitCode, String>
     };
     // Not in its folder (the model refused it, the disk filled up): kept
     // elsewhere, the summary names that file, and the status says it failed.
-    let saved = output::save::save(&args.out, &run_id, &run);
-    let path = match &saved {
-        Ok(path) => path.clone(),
-        Err(not) => match &not.kept {
-            Some(kept) => kept.clone(),
-            None => return Ok(output::save::on_stdout(&run, not)),
-        },
-    };
-    if let Some(r) = run.inspect() {
-        crate::stdout::print(&summary::render(r, &path));
-    }
-    if let Err(not) = saved {
-        eprintln!(
-            "collector inspect: {}",
-            pagewalk_model::display::escaped_for_terminal(&not.to_string())
-        );
-        return Ok(ExitCode::FAILURE);
+    let shown =
+        output::save::save_and_show(&args.out, &run_id, &run, "collector inspect", |path| {
+            if let Some(r) = run.inspect() {
+                crate::stdout::print(&summary::render(r, path));
+            }
+        });
+    if let Err(status) = shown {
+        return Ok(status);
     }
     // Stopped by a signal: the file holds what was watched, and the exit
     // status says how it ended, as `run` does.

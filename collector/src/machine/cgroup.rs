@@ -5,6 +5,20 @@
 
 use std::path::{Path, PathBuf};
 
+/// Memory left under this process's cgroup limit: the limit, and what the
+/// cgroup already uses (this process's earlier experiments included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cgroup {
+    pub limit: u64,
+    pub used: u64,
+}
+
+impl Cgroup {
+    pub fn headroom(&self) -> u64 {
+        self.limit.saturating_sub(self.used)
+    }
+}
+
 /// v1 reports "unlimited" as a huge page-aligned number near `i64::MAX`.
 const V1_UNLIMITED_ABOVE: u64 = 1 << 60;
 
@@ -14,7 +28,7 @@ pub fn memory_limit_bytes() -> Option<u64> {
 
 /// The cgroup level with the least memory left, read now: its limit and
 /// what it already uses. `None` when no level has a limit.
-pub fn memory_headroom() -> Option<crate::guard::Cgroup> {
+pub fn memory_headroom() -> Option<Cgroup> {
     limited_levels()
         .map(|(limit, dir)| {
             let usage: u64 = ["memory.current", "memory.usage_in_bytes"]
@@ -28,7 +42,7 @@ pub fn memory_headroom() -> Option<crate::guard::Cgroup> {
             // before the OOM killer runs, so it is not held.
             let stat = std::fs::read_to_string(dir.join("memory.stat")).unwrap_or_default();
             let used = usage.saturating_sub(inactive_file(&stat));
-            crate::guard::Cgroup { limit, used }
+            Cgroup { limit, used }
         })
         .min_by_key(|c| c.limit.saturating_sub(c.used))
 }

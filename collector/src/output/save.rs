@@ -96,6 +96,37 @@ pub fn save(dir: &Path, run_id: &str, run: &RunFile) -> Result<PathBuf, NotSaved
     save_with(dir, run_id, run, &fallback_dirs())
 }
 
+/// [`save`], then `show` the summary naming the file the run went to. A
+/// run that did not reach `dir` is kept elsewhere, the summary names that
+/// file, and `Err` is the status the command ends with: a failure, said
+/// on stderr after `who` (`collector`, `collector inspect`), or the run
+/// printed on stdout when no file could hold it ([`on_stdout`]).
+pub fn save_and_show(
+    dir: &Path,
+    run_id: &str,
+    run: &RunFile,
+    who: &str,
+    show: impl FnOnce(&Path),
+) -> Result<(), std::process::ExitCode> {
+    let saved = save(dir, run_id, run);
+    let path = match &saved {
+        Ok(path) => path.clone(),
+        Err(not) => match &not.kept {
+            Some(kept) => kept.clone(),
+            None => return Err(on_stdout(run, not)),
+        },
+    };
+    show(&path);
+    if let Err(not) = saved {
+        eprintln!(
+            "{who}: {}",
+            pagewalk_model::display::escaped_for_terminal(&not.to_string())
+        );
+        return Err(std::process::ExitCode::FAILURE);
+    }
+    Ok(())
+}
+
 /// Where a run that could not be written is kept: the current folder,
 /// then `$HOME`, then the system's temporary folder.
 pub fn fallback_dirs() -> Vec<PathBuf> {

@@ -4,16 +4,16 @@
 //! previous load's value and no prefetcher can run ahead. One call of
 //! [`run`] maps a region, writes the cycle into it, warms it, times it and
 //! proves the loop did what it claims.
-
-use std::hint::black_box;
-use std::time::Instant;
+//!
+//! The loop itself, and how a sample of it is timed, are [`super::kernel`]'s:
+//! the one copy, which `walk` and mlp's chains time too.
 
 use pagewalk_analysis::layout;
 use pagewalk_model::{ChasePoint, Regime, Summary};
 
 pub use super::counters::Counters;
+use super::kernel::{link_with, per_sample, sample, warm};
 use super::region::Region;
-use crate::faults::Faults;
 
 const LINE: usize = 64;
 const PAGE: usize = 4096;
@@ -23,6 +23,10 @@ const PAGE: usize = 4096;
 const WARM_LOADS: (u64, u64) = (20_000, 1 << 18);
 /// Loads per timed sample, whatever the calibration says.
 const SAMPLE_LOADS: (u64, u64) = (10_000, 1 << 32);
+
+/// Seed of every chase permutation: a run is reproducible, and both regimes
+/// of one size follow the same order.
+pub const SEED: u64 = 0x7061_6765_7761_6c6b; // "pagewalk"
 
 /// Where slot `i` of the cycle lives in the region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +83,7 @@ pub struct Plan {
 impl Plan {
     /// Three mappings of `repetitions` each; two (of one sample) with
     /// `--quick`.
-    pub fn chase(settings: &crate::cli::Settings, full_reps: u32, sample_ns: f64) -> Plan {
+    pub fn chase(settings: &crate::experiments::Settings, full_reps: u32, sample_ns: f64) -> Plan {
         Plan {
             mappings: if settings.quick { 2 } else { 3 },
             repetitions: settings.reps_or(full_reps),
@@ -226,11 +230,9 @@ pub fn link(region: &Region, layout: Layout, next: &[usize]) {
         layout.bytes(next.len()) <= region.len,
         "the cycle fits the region"
     );
-    for (i, &j) in next.iter().enumerate() {
-        // SAFETY: every offset is below layout.bytes(n) <= region.len, and
-        // slots are 8-byte aligned (strides and lines are multiples of 64).
-        unsafe { at(i).cast::<usize>().write(at(j) as usize) };
-    }
+    // SAFETY: every offset is below layout.bytes(n) <= region.len, and
+    // slots are 8-byte aligned (strides and lines are multiples of 64).
+    unsafe { link_with(next, |slot| at(slot).cast()) };
 }
 
 /// Times the chase already linked into `region`: `loads` per sample, or
@@ -245,29 +247,20 @@ pub fn time(
 ) -> Chased {
     let n = next.len();
     let at = |slot: usize| region.start.wrapping_add(layout.offset(slot)) as *const usize;
-    let warm = (n as u64).clamp(WARM_LOADS.0, WARM_LOADS.1);
-    let started = Instant::now();
-    let mut p = black_box(chase(at(0), warm));
-    let estimate = started.elapsed().as_nanos() as f64 / warm as f64;
-    let loads = loads.unwrap_or_else(|| {
-        ((plan.sample_ns / estimate.max(0.1)) as u64).clamp(SAMPLE_LOADS.0, SAMPLE_LOADS.1)
-    });
+    let (mut p, pace) = warm(at(0), (n as u64).clamp(WARM_LOADS.0, WARM_LOADS.1));
+    let loads = loads.unwrap_or_else(|| per_sample(plan.sample_ns, pace, SAMPLE_LOADS));
 
     let mut samples = Vec::new();
     let mut mismatches = Vec::new();
     let (mut faults, mut dtlb, mut perf_faults) = (0, Some(0), Some(0));
     for rep in 0..plan.repetitions {
         let slot = layout.slot_at(p as usize - region.start as usize);
-        let faults_before = Faults::of_this_thread();
-        counters.start();
-        let t = Instant::now();
-        let end = black_box(chase(black_box(p), loads));
-        let ns = t.elapsed().as_nanos() as f64;
-        let (d, f) = counters.stop();
-        faults += (Faults::of_this_thread() - faults_before).minor;
+        let t = sample(p, loads, || counters.start(), || counters.stop());
+        let (end, (d, f)) = (t.out, t.counts);
+        faults += t.minor_faults;
         dtlb = dtlb.zip(d).map(|(a, b)| a + b);
         perf_faults = perf_faults.zip(f).map(|(a, b)| a + b);
-        samples.push(ns / loads as f64);
+        samples.push(t.ns / loads as f64);
         // The proof: `loads` steps of the permutation from where the sample
         // started (the cycle has length n, so loads mod n steps suffice).
         let expected = walk(next, slot, loads % n as u64);
@@ -309,19 +302,6 @@ pub fn time(
             frames_moved_fraction: None,
         },
     }
-}
-
-/// `loads` dependent loads from `p`: each address is the value just loaded.
-/// Not inlined, so the loop is the same machine code at every size (and
-/// in `walk`, which times it too).
-#[inline(never)]
-pub(super) fn chase(mut p: *const usize, loads: u64) -> *const usize {
-    for _ in 0..loads {
-        // SAFETY: every slot holds the address of another slot of the
-        // linked region (see `link`), which outlives the call.
-        p = unsafe { p.read() } as *const usize;
-    }
-    p
 }
 
 /// Where `steps` steps of the permutation lead from `slot`.

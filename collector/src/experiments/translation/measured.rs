@@ -7,13 +7,14 @@
 //! each of two mappings), and CPUID's figure or an assumption only when
 //! neither could tell, said so.
 
-pub use pagewalk_analysis::measured::record;
+use pagewalk_analysis::measured::record;
 use pagewalk_model::{
     ExperimentRecord, MeasuredGeometry, ReachSource, Results, TlbFigure, TlbReachUsed,
 };
 
 use super::chase::{Layout, Plan};
-use super::{geometry, sweep, tlb_reach};
+use super::sweep::{ladder, sweep};
+use super::{geometry, tlb_reach};
 use crate::experiments::Env;
 
 const PAGE: u64 = 4096;
@@ -145,7 +146,7 @@ fn probe(env: &Env) -> Result<MeasuredGeometry, String> {
             size.max_pages
         ));
     }
-    let counts = super::ladder(PROBE_FROM, size.max_pages, 0, 1);
+    let counts = ladder(PROBE_FROM, size.max_pages, 0, 1);
     let swept = sweep(
         env,
         "L2 TLB probe",

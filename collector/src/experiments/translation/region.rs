@@ -5,7 +5,7 @@
 
 use std::io;
 
-use pagewalk_model::{AdviceOutcome, Regime};
+use pagewalk_model::{AdviceOutcome, Regime, ThpSettings};
 
 use crate::mapping::anonymous;
 use crate::procfs;
@@ -21,6 +21,20 @@ const MADV_COLLAPSE: libc::c_int = 25;
 /// size in the bits from here (21 << 26 is `MAP_HUGE_2MB`, 30 << 26
 /// `MAP_HUGE_1GB`).
 const MAP_HUGE_SHIFT: u32 = 26;
+
+/// Why a regime cannot run on this machine, if it cannot.
+pub fn unavailable(regime: Regime, thp: &ThpSettings) -> Option<String> {
+    match (regime, thp.enabled.as_deref()) {
+        (Regime::Small, _) => None,
+        (Regime::Huge, None) => Some(
+            "this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage/enabled)".into(),
+        ),
+        (Regime::Huge, Some("never")) => {
+            Some("THP enabled=never: MADV_HUGEPAGE cannot obtain huge pages".into())
+        }
+        _ => None,
+    }
+}
 
 pub struct Region {
     base: *mut u8,
@@ -222,5 +236,21 @@ mod tests {
             errno_name(&io::Error::from_raw_os_error(9999)),
             "errno 9999"
         );
+    }
+
+    #[test]
+    fn huge_pages_need_thp() {
+        let thp = |e: Option<&str>| ThpSettings {
+            enabled: e.map(Into::into),
+            defrag: None,
+            khugepaged_defrag: None,
+            max_ptes_none: None,
+            shrink_underused: None,
+            sizes: None,
+        };
+        assert!(unavailable(Regime::Huge, &thp(Some("never"))).is_some());
+        assert!(unavailable(Regime::Huge, &thp(None)).is_some());
+        assert!(unavailable(Regime::Huge, &thp(Some("madvise"))).is_none());
+        assert!(unavailable(Regime::Small, &thp(None)).is_none());
     }
 }

@@ -12,10 +12,10 @@
 
 use pagewalk_model::{Results, StaircaseResults};
 
-use super::chase::{Layout, Plan};
-use super::{
-    allow_region, bends, checks, footprint, geometry, ladder, region::human, sweep, Swept, SEED,
-};
+use super::chase::{Layout, Plan, SEED};
+use super::region::human;
+use super::sweep::{allow_region, footprint, ladder, sweep, Swept};
+use super::{bends, checks, geometry};
 use crate::experiments::{Env, Outcome};
 use crate::guard;
 

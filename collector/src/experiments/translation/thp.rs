@@ -13,9 +13,11 @@
 use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{Curve, Regime, Results, ThpResults, ThpSize};
 
-use super::chase::{self, Counters, Layout, Plan};
+use super::chase::{self, Counters, Layout, Plan, SEED};
 use super::checks::{self, Proof};
-use super::{allow_region, footprint, hugetlb, region::human, unavailable, SEED};
+use super::hugetlb;
+use super::region::{human, unavailable};
+use super::sweep::{allow_region, footprint};
 use crate::experiments::{Env, Outcome};
 use crate::{guard, interrupt, procfs, progress};
 

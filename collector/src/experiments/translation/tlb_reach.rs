@@ -15,13 +15,15 @@
 //! ([`super::measured`]) and set against CPUID's claim.
 
 use pagewalk_analysis::layout;
+// The reader itself, not `super::measured`: that module runs this
+// experiment's chase as its probe, so it depends on this one.
+use pagewalk_analysis::measured;
 use pagewalk_model::{Check, Geometry, LineLayout, MeasuredGeometry, Results, TlbReachResults};
 
-use super::chase::{Layout, Plan};
-use super::{
-    allow_region, bends, checks, footprint, geometry, ladder, measured, region::human, sweep,
-    Swept, SEED,
-};
+use super::chase::{Layout, Plan, SEED};
+use super::region::human;
+use super::sweep::{allow_region, footprint, ladder, sweep, Swept};
+use super::{bends, checks, geometry};
 use crate::experiments::{Env, Outcome};
 use crate::guard;
 

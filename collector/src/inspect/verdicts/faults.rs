@@ -3,7 +3,8 @@
 
 use pagewalk_model::inspect::{InspectResults, Presence, Symptom, SymptomVerdict};
 
-use super::{cannot_tell, ev, verdict, vmstat, Window, MAJOR_FAULTS, MINOR_FAULTS_PER_S};
+use super::rule::{cannot_tell, ev, verdict, vmstat, Window};
+use super::thresholds::{MAJOR_FAULTS, MINOR_FAULTS_PER_S};
 
 pub(super) fn first_touch(w: &Window) -> SymptomVerdict {
     let s = Symptom::FirstTouchFaults;

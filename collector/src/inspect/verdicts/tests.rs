@@ -1,4 +1,6 @@
-use pagewalk_model::inspect::SettingsInForce;
+use std::collections::{BTreeMap, BTreeSet};
+
+use pagewalk_model::inspect::{Presence, ProcessSample, SettingsInForce};
 
 use super::*;
 

@@ -8,10 +8,15 @@ use std::time::Instant;
 use pagewalk_analysis::chase::cycle;
 use pagewalk_model::{MlpPoint, Summary};
 
+use super::super::chase::SEED;
+use super::super::kernel;
 use super::super::region::Region;
-use super::super::SEED;
-use super::{CHAINS, STRIDE};
-use crate::faults::Faults;
+
+/// The chain counts: 1 is the latency; 32 is past what current cores keep
+/// in flight from one thread.
+pub const CHAINS: [u32; 6] = [1, 2, 4, 8, 16, 32];
+/// One pointer per cache line.
+pub const STRIDE: usize = 64;
 
 /// Steps of every chain before timing (at most a lap).
 const WARM_STEPS: u64 = 1 << 14;
@@ -60,22 +65,13 @@ impl<'a> Linked<'a> {
         );
         let next = cycle(n, SEED);
         let base = region.start;
-        for (i, &j) in next.iter().enumerate() {
-            // SAFETY: i, j < n and n * STRIDE <= region.len; 8-byte aligned
-            // (the region is page aligned, STRIDE is 64).
-            unsafe {
-                base.add(i * STRIDE)
-                    .cast::<usize>()
-                    .write(base.add(j * STRIDE) as usize)
-            };
+        // SAFETY: slot i < n lies at i * STRIDE < n * STRIDE <= region.len;
+        // 8-byte aligned (the region is page aligned, STRIDE is 64).
+        unsafe { kernel::link_with(&next, |i| base.add(i * STRIDE).cast()) };
+        Linked {
+            region,
+            order: kernel::order(&next),
         }
-        let mut order = Vec::with_capacity(n);
-        let mut slot = 0;
-        for _ in 0..n {
-            order.push(slot);
-            slot = next[slot];
-        }
-        Linked { region, order }
     }
 
     fn n(&self) -> usize {
@@ -107,20 +103,17 @@ impl<'a> Linked<'a> {
         step(&mut c.p, warm);
         c.taken = warm;
         let per_step = started.elapsed().as_nanos() as f64 / warm as f64;
-        c.steps_per_sample =
-            ((sample_ns / per_step.max(0.1)) as u64).clamp(SAMPLE_STEPS.0, SAMPLE_STEPS.1);
+        c.steps_per_sample = kernel::per_sample(sample_ns, per_step, SAMPLE_STEPS);
         c
     }
 
     /// One timed sample of `c`, checked chain by chain.
     pub fn sample(&self, c: &mut Chains, proof: &mut Proof, what: &str) {
-        let before = Faults::of_this_thread();
-        let t = Instant::now();
-        step(&mut c.p, c.steps_per_sample);
-        let ns = t.elapsed().as_nanos() as f64;
-        proof.faults = proof.faults.max((Faults::of_this_thread() - before).minor);
+        // No counters: the chains' premises are proved without them.
+        let t = kernel::timed(|| step(&mut c.p, c.steps_per_sample), || (), || ());
+        proof.faults = proof.faults.max(t.minor_faults);
         c.samples
-            .push(ns / (c.steps_per_sample * c.k as u64) as f64);
+            .push(t.ns / (c.steps_per_sample * c.k as u64) as f64);
         c.taken += c.steps_per_sample;
         for (j, &end) in c.p.iter().enumerate() {
             let expected = self.expected(c.k, j, c.taken);

@@ -7,7 +7,7 @@ use pagewalk_model::{Check, MlpRegion, MlpRegionResult};
 
 use super::super::region::human;
 use super::chains::Proof;
-use super::Sizes;
+use super::sizes::Sizes;
 
 /// The premises: every chain ran its loads, the page regimes are what
 /// they say, no fault was timed, and the regions lie where they must.
@@ -150,7 +150,7 @@ fn inside(sizes: &Sizes, control: u64) -> Check {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::reach;
+    use super::super::sizes::reach;
     use super::*;
     use pagewalk_model::ReachSource;
 

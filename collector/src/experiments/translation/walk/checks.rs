@@ -6,11 +6,12 @@
 //! not).
 
 use pagewalk_analysis::layout;
+use pagewalk_model::walk::TIMES_L2_TLB;
 use pagewalk_model::{Check, Regime, TlbReachUsed, WalkPoint};
 
 use super::super::region::human;
 use super::range::line_in_frame;
-use super::{PAGE, SMALL_STRIDES, TIMES_L2_TLB};
+use super::strides::{PAGE, SMALL_STRIDES};
 
 /// The range's first page-directory and page-upper-directory tables may
 /// already exist for a neighbouring mapping.

@@ -29,34 +29,22 @@
 mod checks;
 mod counters;
 mod range;
-
-use std::hint::black_box;
-use std::time::Instant;
+mod strides;
 
 use pagewalk_analysis::chase::cycle;
+use pagewalk_model::walk::TIMES_L2_TLB;
 use pagewalk_model::{Regime, Results, Summary, WalkPoint, WalkResults};
 
-pub use pagewalk_model::walk::TIMES_L2_TLB;
-
-use super::chase::chase;
-use super::region::human;
-use super::{geometry, measured, unavailable, SEED};
+use super::chase::SEED;
+use super::kernel;
+use super::region::{human, unavailable};
+use super::{geometry, measured};
 use crate::experiments::{Env, Outcome};
-use crate::faults::Faults;
 use crate::{guard, interrupt, procfs, progress};
 use counters::Counters;
 use range::{predicted_tables_kib, vm_pte_kib, Range};
+use strides::{GIB, HUGE, HUGE_STRIDES, PAGE, SMALL_STRIDES};
 
-const KIB: u64 = 1024;
-const PAGE: u64 = 4 * KIB;
-const HUGE: u64 = 2 << 20;
-const GIB: u64 = 1 << 30;
-/// Strides on 4 KiB pages: entries sharing a line, a line each, a
-/// page-table page each, a page-directory page each.
-pub const SMALL_STRIDES: [u64; 4] = [PAGE, 32 * KIB, HUGE, GIB];
-/// On huge pages: the baseline (every translation in the TLB), then a
-/// directory line shared, then a page-directory page each.
-pub const HUGE_STRIDES: [u64; 3] = [PAGE, HUGE, GIB];
 /// The most memory the huge-page points may back: each page is 2 MiB.
 const HUGE_BUDGET: (u64, u64) = (GIB, 256 << 20);
 const FULL_REPS: u32 = 5;
@@ -200,48 +188,31 @@ fn measure(
     point.reserved_bytes = Some(range.len as u64);
     let next = cycle(n as usize, SEED);
     let pte_before = vm_pte_kib();
-    for (i, &j) in next.iter().enumerate() {
-        // SAFETY: offsets of pages < n lie inside the aligned span, 8-byte
-        // aligned (lines are multiples of 64).
-        unsafe {
-            range
-                .at(i as u64, stride)
-                .write(range.at(j as u64, stride) as usize)
-        };
-    }
+    // SAFETY: offsets of pages < n lie inside the aligned span, 8-byte
+    // aligned (lines are multiples of 64).
+    unsafe { kernel::link_with(&next, |i| range.at(i as u64, stride)) };
     point.page_table_kib = pte_before
         .zip(vm_pte_kib())
         .map(|(b, a)| a.saturating_sub(b));
     point.predicted_page_table_kib = Some(predicted_tables_kib(n, stride, point.regime));
     // Position -> page, to say where a sample must end.
-    let mut order = Vec::with_capacity(n as usize);
-    let mut page = 0;
-    for _ in 0..n {
-        order.push(page);
-        page = next[page];
-    }
+    let order = kernel::order(&next);
     drop(next);
     let at = |i: usize| range.at(i as u64, stride) as *const usize;
     // One lap untimed: every page's entries where the steady state has them.
-    let started = Instant::now();
-    let mut p = black_box(chase(at(0), n));
-    let estimate = started.elapsed().as_nanos() as f64 / n as f64;
-    let loads = ((plan.sample_ns / estimate.max(0.1)) as u64).clamp(SAMPLE_LOADS.0, SAMPLE_LOADS.1);
+    let (mut p, pace) = kernel::warm(at(0), n);
+    let loads = kernel::per_sample(plan.sample_ns, pace, SAMPLE_LOADS);
     let mut position = 0u64;
     let (mut samples, mut mismatches, mut faults) = (Vec::new(), Vec::new(), 0);
     let mut sums = [Some(0u64); 4];
     for rep in 0..plan.repetitions {
-        let before = Faults::of_this_thread();
-        counters.start();
-        let t = Instant::now();
-        p = black_box(chase(black_box(p), loads));
-        let ns = t.elapsed().as_nanos() as f64;
-        let counts = counters.stop();
-        faults += (Faults::of_this_thread() - before).minor;
-        for (sum, c) in sums.iter_mut().zip(counts) {
+        let t = kernel::sample(p, loads, || counters.start(), || counters.stop());
+        p = t.out;
+        faults += t.minor_faults;
+        for (sum, c) in sums.iter_mut().zip(t.counts) {
             *sum = sum.zip(c).map(|(a, b)| a + b);
         }
-        samples.push(ns / loads as f64);
+        samples.push(t.ns / loads as f64);
         position += loads;
         let expected = order[(position % n) as usize];
         if p != at(expected) {

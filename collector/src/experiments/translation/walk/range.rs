@@ -6,7 +6,7 @@ use pagewalk_analysis::layout;
 use pagewalk_model::Regime;
 
 use super::super::region::{errno_name, human};
-use super::{GIB, HUGE, PAGE};
+use super::strides::{GIB, HUGE, PAGE};
 use crate::{guard, procfs};
 
 /// Odd: the line's multiplier (tlb-reach's too).
@@ -136,7 +136,7 @@ pub fn vm_pte_kib() -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::SMALL_STRIDES;
+    use super::super::strides::SMALL_STRIDES;
     use super::*;
 
     const KIB: u64 = 1024;
