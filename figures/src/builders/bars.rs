@@ -5,7 +5,7 @@
 use pagewalk_model::{Latency, RunFile};
 
 use super::points::{missing_reason, percentile_point};
-use super::{role, series_name};
+use super::source::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
 
 /// The run, then the reference if there is one: the order of the series.

@@ -7,7 +7,7 @@ use pagewalk_model::{MemorySnapshot, RunFile};
 
 use super::bars::{source_names, sources};
 use super::points::missing_reason;
-use super::{role, series_name};
+use super::source::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
 
 const EXPERIMENT: &str = pagewalk_model::first_touch::EXPERIMENT;

@@ -3,8 +3,8 @@
 use pagewalk_model::{FirstTouchResults, Mode, Phase, PhaseSummary, RunFile, Summary};
 
 use super::bars::{joined, reported, source_names, sources, words};
-use super::points::missing_reason;
-use super::{role, series_name, summary_point};
+use super::points::{missing_reason, summary_point};
+use super::source::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Series};
 
 const EXPERIMENT: &str = pagewalk_model::first_touch::EXPERIMENT;

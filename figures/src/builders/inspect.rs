@@ -10,7 +10,7 @@ use pagewalk_model::RunFile;
 
 use super::bars::joined;
 use super::points::missing_reason;
-use super::role;
+use super::source::role;
 use crate::spec::{Axis, ChartKind, ChartSpec, Point, Series};
 
 /// The chart names this module builds, as in `{{chart "NAME"}}`.

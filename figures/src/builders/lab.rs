@@ -5,7 +5,7 @@
 
 use pagewalk_model::{first_touch::EXPERIMENT as FIRST_TOUCH_EXPERIMENT, Mode, RunFile, Summary};
 
-use super::{role, series_name};
+use super::source::{role, series_name};
 use crate::spec::{Axis, ChartKind, ChartSpec, Point, Series};
 
 pub const FIRST_TOUCH: &str = "lab-first-touch";

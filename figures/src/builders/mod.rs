@@ -5,9 +5,9 @@
 
 use std::fmt;
 
-use pagewalk_model::{Kind, Provenance, RunFile, Summary};
+use pagewalk_model::{Kind, RunFile};
 
-use crate::spec::{ChartSpec, Point, Role};
+use crate::spec::ChartSpec;
 
 mod alloc;
 mod bars;
@@ -21,6 +21,7 @@ mod mlp;
 mod noise;
 mod points;
 mod shootdown;
+mod source;
 mod syscall;
 mod tail;
 mod translation;
@@ -35,10 +36,13 @@ pub use inspect::{
 pub use mlp::mlp;
 pub use noise::noise_spread;
 pub use shootdown::shootdown;
+pub use source::series_name;
 pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
 pub use translation::{size_label, staircase, thp, tlb_reach};
 pub use walk::walk;
+
+use source::reference_for;
 
 /// Every chart drawn from an experiment's results, as used in
 /// `{{chart "NAME"}}`; [`build`] also knows the [`lab`] charts.
@@ -180,52 +184,5 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
         lab::CHASE => Ok(lab::chase(runs)),
         lab::TLB_MODEL => Ok(lab::tlb_model()),
         _ => Err(BuildError::UnknownChart(name.to_string())),
-    }
-}
-
-/// The first reference file that reports `experiment`.
-pub fn reference_for<'a>(references: &[&'a RunFile], experiment: &str) -> Option<&'a RunFile> {
-    references
-        .iter()
-        .copied()
-        .find(|r| r.is_reference() && r.experiment(experiment).is_some())
-}
-
-/// How a source is named in a legend: "this run" for a collector run, the
-/// source's own name for published figures.
-pub fn series_name(run: &RunFile) -> String {
-    match &run.provenance {
-        Provenance::Collector { .. } => "this run".to_string(),
-        Provenance::Reference { name, .. } => name.clone(),
-    }
-}
-
-pub(crate) fn role(run: &RunFile) -> Role {
-    if run.is_reference() {
-        Role::Reference
-    } else {
-        Role::Run
-    }
-}
-
-/// A point from a summary: the median with min/max whiskers.
-pub(crate) fn summary_point(
-    key: &str,
-    s: Option<&Summary>,
-    gap_note: impl FnOnce() -> String,
-) -> Point {
-    match s {
-        // A single measurement (published figures) has no spread to show.
-        Some(s) if s.n <= 1 => Point::bar(key, Some(s.median)),
-        Some(s) => Point {
-            min: Some(s.min),
-            max: Some(s.max),
-            note: Some(format!("median of {} repetitions", s.n)),
-            ..Point::bar(key, Some(s.median))
-        },
-        None => Point {
-            note: Some(gap_note()),
-            ..Point::bar(key, None)
-        },
     }
 }

@@ -1,9 +1,10 @@
-//! Points and notes shared by the charts: why a source has no results, and
-//! the latency charts' (tail, alloc, syscall) percentile bars.
+//! Points and notes shared by the charts: why a source has no results, a
+//! point from a summary, and the latency charts' (tail, alloc, syscall)
+//! percentile bars.
 
-use pagewalk_model::{Latency, RunFile};
+use pagewalk_model::{Latency, RunFile, Summary};
 
-use super::series_name;
+use super::source::series_name;
 use crate::spec::Point;
 
 /// Why a source has no results of `experiment`, if it has none.
@@ -33,6 +34,28 @@ pub fn percentile_point(key: &str, latency: Option<&Latency>, skipped: Option<&s
                 Some(why) => format!("skipped: {why}"),
                 None => "not reported by this source".into(),
             }),
+            ..Point::bar(key, None)
+        },
+    }
+}
+
+/// A point from a summary: the median with min/max whiskers.
+pub(crate) fn summary_point(
+    key: &str,
+    s: Option<&Summary>,
+    gap_note: impl FnOnce() -> String,
+) -> Point {
+    match s {
+        // A single measurement (published figures) has no spread to show.
+        Some(s) if s.n <= 1 => Point::bar(key, Some(s.median)),
+        Some(s) => Point {
+            min: Some(s.min),
+            max: Some(s.max),
+            note: Some(format!("median of {} repetitions", s.n)),
+            ..Point::bar(key, Some(s.median))
+        },
+        None => Point {
+            note: Some(gap_note()),
             ..Point::bar(key, None)
         },
     }

@@ -6,8 +6,7 @@
 use pagewalk_model::shootdown::EXPERIMENT;
 use pagewalk_model::{RunFile, ShootdownOp, Sibling};
 
-use super::points::missing_reason;
-use super::summary_point;
+use super::points::{missing_reason, summary_point};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Role, Series};
 
 pub const NAME: &str = "shootdown";

@@ -5,7 +5,7 @@ use pagewalk_model::{RunFile, Stat, TailResults, TailVariantResult};
 
 use super::bars::{joined, source_names, sources};
 use super::points::missing_reason;
-use super::{role, series_name};
+use super::source::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
 
 const EXPERIMENT: &str = pagewalk_model::tail::EXPERIMENT;

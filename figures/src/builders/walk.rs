@@ -6,8 +6,7 @@
 use pagewalk_model::walk::EXPERIMENT;
 use pagewalk_model::{Regime, RunFile};
 
-use super::points::missing_reason;
-use super::summary_point;
+use super::points::{missing_reason, summary_point};
 use super::translation::size_label;
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Role, Series};
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use pagewalk_model::json::FromJson;
 use serde::{Deserialize, Serialize};
 
-use super::Overlay;
+use super::layer::Overlay;
 use crate::spec::{ChartSpec, Role, Series};
 
 /// The overlay of a chart built from a loaded file alone: its measured

@@ -4,22 +4,12 @@
 //! (`wasm-viz`) applies them; this is plain data in, plain data out.
 
 mod file;
+mod layer;
 
 pub use file::{file_overlay, load_file, LoadedFile};
+pub use layer::Overlay;
 
-use pagewalk_model::json::FromJson;
-use serde::{Deserialize, Serialize};
-
-use crate::spec::{Category, ChartSpec, Marker, Role, Series};
-
-/// Series (and, for bar charts, the categories they need) to lay over a
-/// chart.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, FromJson)]
-pub struct Overlay {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub categories: Vec<Category>,
-    pub series: Vec<Series>,
-}
+use crate::spec::{ChartSpec, Marker, Role, Series};
 
 /// True when series `name` came from the file labelled `label`.
 pub fn from_file(name: &str, label: &str) -> bool {
@@ -92,7 +82,7 @@ pub fn set_x_markers(spec: &mut ChartSpec, markers: Vec<Marker>) {
 mod tests {
     use super::*;
     use crate::lab::{self, NOTHING_YET};
-    use crate::spec::{Axis, ChartKind, Point};
+    use crate::spec::{Axis, Category, ChartKind, Point};
 
     fn bars(series: Vec<Series>, cats: &[&str]) -> ChartSpec {
         ChartSpec {

@@ -6,10 +6,10 @@ use super::frame::{
     axis_title, bar_paint, gridlines, mark_attrs, marker_paint, marker_shape, no_data, text_lines,
     title_room, Gridlines,
 };
-use super::palette::{entries, styles};
+use super::layout::{FONT, NARROW, PAD};
+use super::palette::{entries, styles, Palette};
 use super::scale::ValueScale;
 use super::text::{esc, n, text_width, wrap};
-use super::{Palette, FONT, NARROW, PAD};
 use crate::spec::{ChartSpec, Scale};
 
 const BAR_H: f64 = 14.0;

@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use super::palette::{entries, styles, Style, SHAPES};
+use super::layout::{FONT, PAD};
+use super::palette::{entries, styles, Palette, Style, SHAPES};
 use super::scale::ValueScale;
 use super::text::{esc, exact, mark_label_named, n, text_width, wrap};
-use super::{Palette, FONT, PAD};
 use crate::spec::{Axis, ChartKind, ChartSpec, MarkerKind, Point, Series};
 
 /// Text of one or more lines (`<tspan>`s sharing `x`, `line_h` apart), so
@@ -153,7 +153,7 @@ impl Flow {
                 bar_paint(style, pal)
             ),
             Swatch::Marker(kind) => {
-                let (dash, colour) = super::lines::marker_style(kind, pal);
+                let (dash, colour) = marker_style(kind, pal);
                 write!(
                     out,
                     "<path d=\"M{} {}h16\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{dash}\"/>",
@@ -227,6 +227,16 @@ pub(super) fn marker_paint(style: Style, pal: &Palette) -> String {
         esc(pal.colour(style.hue)),
         esc(&pal.bg)
     )
+}
+
+/// One line style per kind of marker, named in the legend's key: caches
+/// dashed in the axis colour, TLB reaches dotted in the text colour.
+pub(super) fn marker_style(kind: MarkerKind, pal: &Palette) -> (&'static str, &str) {
+    match kind {
+        MarkerKind::Cache => ("5 3", &pal.axis),
+        MarkerKind::Tlb => ("1.5 2.5", &pal.fg),
+        MarkerKind::Step => ("1 3", &pal.axis),
+    }
 }
 
 /// A bar's paint for its shape: solid; light with a solid edge (a

@@ -3,14 +3,14 @@
 use std::fmt::Write;
 
 use super::frame::{
-    axis_title, gridlines, mark_attrs, marker_paint, marker_shape, no_data, text_lines, title_room,
-    Gridlines,
+    axis_title, gridlines, mark_attrs, marker_paint, marker_shape, marker_style, no_data,
+    text_lines, title_room, Gridlines,
 };
-use super::palette::styles;
+use super::layout::{FONT, NARROW, PAD};
+use super::palette::{styles, Palette};
 use super::scale::{clamp, ValueScale};
 use super::text::{esc, exact, n, text_width, with_unit, wrap};
-use super::{Palette, FONT, NARROW, PAD};
-use crate::spec::{Axis, ChartSpec, Marker, MarkerKind, Role};
+use crate::spec::{Axis, ChartSpec, Marker, Role};
 
 /// Size and row pitch of marker labels.
 const MARKER_FONT: f64 = 11.0;
@@ -144,16 +144,6 @@ fn drawn_label(m: &Marker) -> &str {
         &m.label
     } else {
         &m.tag
-    }
-}
-
-/// One line style per kind of marker, named in the legend's key: caches
-/// dashed in the axis colour, TLB reaches dotted in the text colour.
-pub(super) fn marker_style(kind: MarkerKind, pal: &Palette) -> (&'static str, &str) {
-    match kind {
-        MarkerKind::Cache => ("5 3", &pal.axis),
-        MarkerKind::Tlb => ("1.5 2.5", &pal.fg),
-        MarkerKind::Step => ("1 3", &pal.axis),
     }
 }
 

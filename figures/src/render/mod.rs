@@ -25,13 +25,14 @@
 //! Log axes (the one thing plotters would have given for free) are a few
 //! lines here: [`ValueScale`] and [`log_ticks`].
 //!
-//! One concern per file: [`palette`] (colours), [`text`] (escaping, value
-//! labels, text widths), [`scale`] (value to pixel, ticks and their labels),
-//! [`frame`] (title, legend, gridlines, axis titles), [`bars`] and [`lines`]
-//! (the two chart kinds).
+//! One concern per file: [`layout`] (the sizes all share), [`palette`]
+//! (colours), [`text`] (escaping, value labels, text widths), [`scale`]
+//! (value to pixel, ticks and their labels), [`frame`] (title, legend,
+//! gridlines, axis titles), [`bars`] and [`lines`] (the two chart kinds).
 
 mod bars;
 mod frame;
+mod layout;
 mod lines;
 mod palette;
 mod scale;
@@ -47,13 +48,8 @@ pub use scale::{
 };
 pub use text::{esc, exact, mark_label, mark_label_named, with_unit};
 
+use layout::{FONT, NARROW, PAD};
 use text::n;
-
-const FONT: f64 = 12.0;
-const PAD: f64 = 12.0;
-/// Below this width (a phone) the legend goes under the plot and the
-/// lines chart's y-axis title above it.
-const NARROW: f64 = 560.0;
 
 /// Draws `spec` as a standalone SVG string. `height` 0 picks a height that
 /// fits the data (bars: one band per category); the SVG scales to its

@@ -4,10 +4,11 @@
 use pagewalk_model::decimal::shortest;
 use pagewalk_model::{ChasePoint, PublishedLevel, RunFile};
 
-use super::{curves, geometry_markers, note_steps, size_label, skipped, NS_AXIS, NS_UNIT};
+use super::chase::{curves, note_steps, skipped, NS_AXIS, NS_UNIT};
+use super::geometry::{geometry_markers, size_label};
 use crate::builders::bars::{joined, source_names, sources};
 use crate::builders::points::missing_reason;
-use crate::builders::{role, series_name};
+use crate::builders::source::{role, series_name};
 use crate::spec::{Axis, ChartKind, ChartSpec, Point, Series};
 
 /// ns per load by region size, log-log: both page regimes of the run, the

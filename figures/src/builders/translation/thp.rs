@@ -3,10 +3,11 @@
 
 use pagewalk_model::{ChasePoint, RunFile, ThpSize};
 
-use super::{chase_point, size_key, size_label, NS_AXIS, NS_UNIT};
+use super::chase::{chase_point, NS_AXIS, NS_UNIT};
+use super::geometry::{size_key, size_label};
 use crate::builders::bars::{joined, source_names, sources};
 use crate::builders::points::missing_reason;
-use crate::builders::{role, series_name};
+use crate::builders::source::{role, series_name};
 use crate::spec::{Axis, Category, ChartKind, ChartSpec, Point, Series};
 
 /// 4 KiB vs huge pages at each size, the run next to the reference; each

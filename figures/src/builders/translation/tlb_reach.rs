@@ -3,10 +3,11 @@
 
 use pagewalk_model::RunFile;
 
-use super::{curves, geometry_markers, note_steps, size_label, skipped, NS_AXIS, NS_UNIT};
+use super::chase::{curves, note_steps, skipped, NS_AXIS, NS_UNIT};
+use super::geometry::{geometry_markers, size_label};
 use crate::builders::bars::joined;
 use crate::builders::points::missing_reason;
-use crate::builders::series_name;
+use crate::builders::source::series_name;
 use crate::spec::{Axis, ChartKind, ChartSpec};
 
 /// ns per load by pages touched (one line per page), both regimes, with
