@@ -19,7 +19,13 @@
  *   "file" for files the reader loads. Nothing is sent anywhere; results are
  *   kept in localStorage only when the reader ticks "keep my results".
  *
- * window.pagewalkLab is the same machinery for tests and the report. */
+ * window.pagewalkLab is the same machinery for tests and the report.
+ *
+ * Why one file of 700 lines: the experiments, the TLB model and the dropped
+ * files share one closure (the long-lived service worker, the bundle
+ * promise, the charts' overlays, the stored results). Split across
+ * scripts, that state would have to live on window, where any other
+ * script could change it. */
 (function () {
   "use strict";
 

@@ -23,6 +23,7 @@ pub mod display;
 pub mod first_touch;
 pub mod inspect;
 pub mod json;
+pub mod judge;
 pub mod kind;
 pub mod latency;
 pub mod limits;

@@ -10,6 +10,9 @@ use crate::run::{ExperimentRecord, Provenance, Results, RunFile, Status};
 use crate::time::UtcTime;
 use crate::SCHEMA_VERSION;
 
+mod upgrade;
+use upgrade::{upgrade_from_v2, upgrade_from_v3, upgrade_from_v5};
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelError {
     /// The file's path, or a label such as `dropped file foo.json`.
@@ -284,75 +287,6 @@ fn validate(run: &RunFile) -> Result<(), (String, String)> {
     Ok(())
 }
 
-/// Files before version 3 recorded which allocator call a Rust form
-/// reached as a premise check; it is a finding about the compiler (see
-/// [`crate::Check::finding`]), and reads as one.
-fn upgrade_from_v2(run: &mut RunFile) {
-    for e in &mut run.experiments {
-        for c in &mut e.checks {
-            if crate::first_touch::is_allocator_path_check(&c.name) {
-                c.finding = true;
-            }
-        }
-    }
-}
-
-/// Inspections before version 4 had no shootdown row: their verdict for
-/// it is "cannot tell", with the reason, in the table's place.
-fn upgrade_from_v3(run: &mut RunFile) {
-    use crate::inspect::{Presence, Symptom, SymptomVerdict};
-    for e in &mut run.experiments {
-        let Some(crate::Results::Inspect(r)) = e.results.as_mut() else {
-            continue;
-        };
-        if r.verdicts.iter().any(|v| v.symptom == Symptom::Shootdowns) {
-            continue;
-        }
-        let at = r
-            .verdicts
-            .iter()
-            .position(|v| v.symptom > Symptom::Shootdowns)
-            .unwrap_or(r.verdicts.len());
-        r.verdicts.insert(
-            at,
-            SymptomVerdict {
-                symptom: Symptom::Shootdowns,
-                verdict: Presence::CannotTell,
-                reason: "recorded before pagewalk counted TLB shootdowns (schema 3)".into(),
-                evidence: Vec::new(),
-            },
-        );
-    }
-}
-
-/// Before version 6 the mlp experiment held its regions to an L2 TLB reach
-/// it assumed when CPUID reported none, and recorded the premises that
-/// depend on that reach as failed ("a size unknown: assumed"). A premise
-/// whose size the run never had could not be checked: it reads as
-/// `cannot_tell`, with the reason, never as passed or failed.
-fn upgrade_from_v5(run: &mut RunFile) {
-    for e in &mut run.experiments {
-        let Some(crate::Results::Mlp(m)) = e.results.as_ref() else {
-            continue;
-        };
-        if m.l2_tlb_reach_bytes.is_some() {
-            continue;
-        }
-        for c in &mut e.checks {
-            if !c.passed
-                && c.cannot_tell.is_none()
-                && !c.finding
-                && c.name.contains("L2 TLB's reach")
-            {
-                c.cannot_tell = Some(
-                    "the L2 TLB's reach is not known on this run: CPUID reported no L2 TLB, and the collector did not yet measure it (schema 5)"
-                        .into(),
-                );
-            }
-        }
-    }
-}
-
 fn validate_provenance(p: &Provenance) -> Result<(), (String, String)> {
     let Provenance::Collector {
         run_id,
@@ -426,107 +360,4 @@ fn expect_name(e: &ExperimentRecord, name: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const GOOD: &str = r#"{
-      "schema_version": 1,
-      "provenance": {"kind": "reference", "source_id": "R1", "name": "the reference laptop",
-                     "conditions": "c", "note": "n"},
-      "experiments": [
-        {"name": "first-touch", "status": "skipped", "reason": "no memory"}
-      ]
-    }"#;
-
-    fn error(text: &str) -> ModelError {
-        parse_run("data/x.json", text).unwrap_err()
-    }
-
-    #[test]
-    fn good_file_parses() {
-        let run = parse_run("x", GOOD).unwrap();
-        assert!(run.is_reference());
-        assert_eq!(run.experiments[0].status, Status::Skipped);
-    }
-
-    #[test]
-    fn a_check_that_could_not_be_made_cannot_have_passed() {
-        let with = |passed: bool| {
-            GOOD.replace(
-                r#""reason": "no memory"}"#,
-                &format!(
-                    r#""reason": "no memory", "checks": [{{"name": "n", "passed": {passed}, "expected": "e", "observed": "o", "cannot_tell": "not root"}}]}}"#
-                ),
-            )
-        };
-        let run = parse_run("x", &with(false)).unwrap();
-        assert_eq!(run.experiments[0].unchecked().count(), 1);
-        assert_eq!(run.experiments[0].failed_checks().count(), 0);
-        let e = error(&with(true));
-        assert_eq!(
-            e.field.as_deref(),
-            Some("experiments[0].checks[0].cannot_tell")
-        );
-    }
-
-    #[test]
-    fn newer_schema_is_named_as_newer() {
-        let e = error(&GOOD.replace("\"schema_version\": 1", "\"schema_version\": 99"));
-        assert_eq!(e.field.as_deref(), Some("schema_version"));
-        assert!(e.message.contains("newer"), "{e}");
-        assert!(e
-            .to_string()
-            .starts_with("data/x.json: field `schema_version`"));
-    }
-
-    #[test]
-    fn missing_schema_version() {
-        let e = error(r#"{"experiments": []}"#);
-        assert_eq!(e.field.as_deref(), Some("schema_version"));
-    }
-
-    #[test]
-    fn wrong_type_names_the_nested_field() {
-        let e = error(&GOOD.replace("\"status\": \"skipped\"", "\"status\": 3"));
-        assert_eq!(e.field.as_deref(), Some("experiments[0].status"), "{e}");
-    }
-
-    #[test]
-    fn missing_required_field_is_named() {
-        let e = error(&GOOD.replace("\"source_id\": \"R1\", ", ""));
-        assert_eq!(e.field.as_deref(), Some("provenance"), "{e}");
-        assert!(e.message.contains("source_id"), "{e}");
-    }
-
-    #[test]
-    fn skipped_needs_a_reason() {
-        let e = error(&GOOD.replace(", \"reason\": \"no memory\"", ""));
-        assert_eq!(e.field.as_deref(), Some("experiments[0].reason"));
-    }
-
-    #[test]
-    fn ok_needs_results() {
-        let e = error(&GOOD.replace("\"skipped\", \"reason\": \"no memory\"", "\"ok\""));
-        assert_eq!(e.field.as_deref(), Some("experiments[0].results"));
-    }
-
-    #[test]
-    fn not_json_has_no_field() {
-        let e = error("{ nope");
-        assert_eq!(e.field, None);
-        assert!(e.message.contains("not valid JSON"));
-    }
-
-    #[test]
-    fn numbers_read_back_bit_for_bit() {
-        // Values the default serde_json parser reads one ulp off.
-        for v in [
-            0.9954109191894531_f64,
-            0.00019200642903645834,
-            2140.756450653076,
-        ] {
-            let back: f64 = serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
-            assert_eq!(back.to_bits(), v.to_bits(), "{v}");
-        }
-    }
-}
+mod tests;

@@ -182,7 +182,7 @@ fn one_repetition_each_is_not_judged() {
     let c = compare_runs(&[one.clone(), other]);
     let r = c.rows.iter().find(|r| r.figure == name).unwrap();
     assert_eq!(r.outcome, Outcome::NotCompared, "{r:?}");
-    assert!(r.basis.contains("no noise basis"), "{}", r.basis);
+    assert!(r.basis.contains("one repetition in a run"), "{}", r.basis);
     // The same single number twice is still the same.
     let c = compare_runs(&[one.clone(), one]);
     let r = c.rows.iter().find(|r| r.figure == name).unwrap();

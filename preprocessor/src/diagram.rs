@@ -15,6 +15,7 @@
 //! `theme/pagewalk-diagrams.js`).
 
 mod address;
+mod arrow;
 mod malloc_flow;
 mod nested_walk;
 mod page_fault;
@@ -71,12 +72,6 @@ pub fn register(hb: &mut handlebars::Handlebars<'static>) {
         ),
     );
 }
-
-/// The arrowhead every diagram's arrows end in (`marker-end="url(#pw-dg-head)"`).
-const ARROW_HEAD: &str =
-    "<defs><marker id=\"pw-dg-head\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" \
-     markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">\
-     <path d=\"M0,0 L10,5 L0,10 z\" class=\"pw-dg-arrowhead\"/></marker></defs>";
 
 #[cfg(test)]
 mod tests {

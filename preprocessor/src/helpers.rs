@@ -11,9 +11,9 @@ use handlebars::{
     RenderErrorReason,
 };
 
+pub use crate::escape::escape_text;
 use crate::DataSet;
-
-pub const MISSING: &str = "n/a";
+pub use format::{format_dur, format_num, format_ratio, MISSING};
 
 thread_local! {
     /// The path of every value written as [`MISSING`] on this thread, as
@@ -124,36 +124,6 @@ fn register_strings(
             },
         ),
     );
-}
-
-/// The one escape of every value that reaches a chapter, whatever writes
-/// it: a bare `{{value}}`, `{{text}}`, `{{code}}`, the source line, drills,
-/// labs and diagrams. A chapter is Markdown that becomes HTML, and Markdown
-/// reads text even between inline HTML tags (`<code>[x](y)</code>` is a
-/// link), so a value must be inert in both: HTML's special characters and
-/// Markdown's punctuation become character references, which Markdown
-/// shows as the character and never reads as syntax, and which HTML reads
-/// as the character in text and attributes alike (a `[x](javascript:...)`
-/// stays those characters, not a link). Charts are the exception that
-/// needs none of this: a chart is one raw HTML block, which Markdown
-/// passes through unread, drawn by `pagewalk_figures` with its own escape.
-pub fn escape_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' | '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '#' | '|' | '~' | '{'
-            | '}' | '+' | '$' | '^' => out.push_str(&format!("&#{};", c as u32)),
-            // A line break would end the paragraph or table row the value
-            // sits in; the model refuses them, this keeps it true anyway.
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `{{code value}}` (or `{{code value prefix="isolcpus="}}`): the value as
@@ -462,52 +432,6 @@ fn a_small_share_is_not_printed_as_zero() {
     assert_eq!(pct_decimals(1e-9, 1), 4);
 }
 
-/// `1234567.8` -> `1,234,568` (or `1,234,567.8` with one decimal).
-pub fn format_num(x: f64, decimals: usize) -> String {
-    // Never `inf` or `NaN` as if measured (the helpers refuse one first).
-    if !x.is_finite() {
-        return MISSING.to_string();
-    }
-    let s = format!("{:.*}", decimals, x.abs());
-    let (int, frac) = s
-        .split_once('.')
-        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
-    let grouped = pagewalk_model::units::group_thousands(int);
-    let sign = if x < 0.0 && s.chars().any(|c| c.is_ascii_digit() && c != '0') {
-        "-"
-    } else {
-        ""
-    };
-    match frac {
-        Some(f) => format!("{sign}{grouped}.{f}"),
-        None => format!("{sign}{grouped}"),
-    }
-}
-
-/// A duration in nanoseconds in the unit the model's formatter picks
-/// (`pagewalk_model::units::duration_unit`); the prose keeps its own
-/// decimals per unit so the book's numbers read as they always have.
-pub fn format_dur(ns: f64) -> String {
-    let (v, unit) = pagewalk_model::units::duration_unit(ns);
-    let decimals = match unit {
-        "ns" => 0,
-        "ms" => 1,
-        _ => 2,
-    };
-    format!("{} {unit}", format_num(v, decimals))
-}
-
-/// `5.84` -> `5.8×`, `69.6` -> `70×`, `0.91` -> `0.91×`.
-pub fn format_ratio(r: f64) -> String {
-    let s = if r >= 10.0 {
-        format_num(r, 0)
-    } else if r >= 1.0 {
-        format!("{r:.1}")
-    } else {
-        format!("{r:.2}")
-    };
-    format!("{s}×")
-}
-
+mod format;
 #[cfg(test)]
 mod tests;

@@ -10,11 +10,14 @@ pub mod data;
 pub mod diagram;
 pub mod doctest;
 pub mod drill;
+pub mod escape;
 pub mod helpers;
 pub mod lab;
 pub mod search;
 pub mod source;
 pub mod tables;
+pub mod template_check;
+pub mod verdict_words;
 pub mod whose;
 
 use std::path::PathBuf;
@@ -107,6 +110,10 @@ fn rendered_title(template: &str, rendered: &str) -> Option<String> {
 pub struct Renderer {
     hb: Handlebars<'static>,
     context: serde_json::Value,
+    /// The context's JSON schema: every chapter is checked against it.
+    schema: serde_json::Value,
+    /// Names found to be helpers (or not), so each is probed once.
+    helpers: std::sync::Mutex<std::collections::HashMap<String, bool>>,
 }
 
 impl Renderer {
@@ -122,14 +129,58 @@ impl Renderer {
         drill::register(&mut hb);
         diagram::register(&mut hb);
         whose::register(&mut hb);
+        verdict_words::register(&mut hb);
         Renderer {
             hb,
             context: context::build(&data),
+            schema: serde_json::to_value(context::schema()).expect("a schema is JSON"),
+            helpers: Default::default(),
         }
     }
 
-    /// Renders one chapter; errors name the chapter and the line.
+    /// Every key of `template` the views do not have and every comparison
+    /// with an outcome its verdict never takes, each as `line N: ...`.
+    pub fn check(&self, template: &str) -> Vec<String> {
+        // The schema and the helpers are the same for every renderer of
+        // this build, so a template checked once is checked for the
+        // process (tests render the same chapters for many runs).
+        static CHECKED: std::sync::OnceLock<
+            std::sync::Mutex<std::collections::HashMap<String, Vec<String>>>,
+        > = std::sync::OnceLock::new();
+        let checked = CHECKED.get_or_init(Default::default);
+        if let Some(found) = checked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(template)
+        {
+            return found.clone();
+        }
+        let found = self.check_uncached(template);
+        checked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(template.to_string(), found.clone());
+        found
+    }
+
+    fn check_uncached(&self, template: &str) -> Vec<String> {
+        let is_helper = |name: &str| {
+            let mut known = self.helpers.lock().unwrap_or_else(|e| e.into_inner());
+            *known
+                .entry(name.to_string())
+                .or_insert_with(|| template_check::helper_probe(&self.hb, name))
+        };
+        template_check::Checker::new(&self.schema, &is_helper).check(template)
+    }
+
+    /// Renders one chapter; errors name the chapter and the line. A key
+    /// the views do not have, or a verdict compared with an outcome it
+    /// never takes, fails before anything renders ([`template_check`]).
     pub fn render(&self, chapter: &str, template: &str) -> Result<String> {
+        let problems = self.check(template);
+        if !problems.is_empty() {
+            return Err(Error::msg(format!("{chapter}: {}", problems.join("; "))));
+        }
         self.hb
             .render_template(template, &self.context)
             .map_err(|e| Error::msg(format!("{chapter}: {e}")))

@@ -80,7 +80,7 @@ fn set(run: &mut Value, op: &str, sibling: &str, ns: f64, per_call: f64) {
 
 const PROVEN: &str = "that difference is the shootdown";
 const NOT_PROVEN: &str = "so this run does not show that the difference is the shootdown";
-const SAME: &str = "no difference beyond the spread of the repetitions";
+const SAME: &str = "and this run cannot separate the two";
 
 /// `8.00 µs` as the chapter prints durations.
 fn us(ns: f64) -> String {

@@ -82,7 +82,7 @@ fn key_list(schema: &Value) -> String {
         }
         out.push_str("| key | value | what it is |\n| --- | --- | --- |\n");
         for (key, prop) in sorted(def) {
-            let (kind, _, _) = describe(prop);
+            let (kind, _, _) = describe(schema, prop);
             let what = prop["description"]
                 .as_str()
                 .map(one_line)
@@ -129,9 +129,9 @@ fn walk(
         // The published sources' views (`r1`, `r2`) last: they are the
         // shown run's structs again, best documented under the run's path.
         let mut props = sorted(def);
-        props.sort_by_key(|(_, p)| describe(p).1.as_deref() == Some("Views"));
+        props.sort_by_key(|(_, p)| describe(schema, p).1.as_deref() == Some("Views"));
         for (key, prop) in props {
-            let (_, target, list) = describe(prop);
+            let (_, target, list) = describe(schema, prop);
             if let Some(target) = target {
                 let key = if list {
                     format!("{key}[]")
@@ -151,16 +151,25 @@ fn walk(
 }
 
 /// A property's value in words, the struct it leads to, and whether that
-/// struct is a list's item.
-fn describe(prop: &Value) -> (String, Option<String>, bool) {
+/// struct is a list's item. A verdict's outcome type (`Order`) is a value,
+/// not a struct: its words are listed (`one of `slower`, `faster``).
+fn describe(schema: &Value, prop: &Value) -> (String, Option<String>, bool) {
     if let Some(r) = prop["$ref"].as_str() {
         let name = r.trim_start_matches("#/$defs/").to_string();
+        if let Some(words) = outcomes(&schema["$defs"][name.as_str()]) {
+            return (format!("one of {}", words.join(", ")), None, false);
+        }
         return (format!("`{name}`"), Some(name), false);
     }
     if let Some(any) = prop["anyOf"].as_array() {
         let inner = any.iter().find(|v| v["type"] != "null").unwrap();
-        let (kind, target, list) = describe(inner);
-        return (format!("{kind} or null"), target, list);
+        let (kind, target, list) = describe(schema, inner);
+        let or = if kind.starts_with("one of ") {
+            ", or"
+        } else {
+            " or"
+        };
+        return (format!("{kind}{or} null"), target, list);
     }
     let types: Vec<&str> = match &prop["type"] {
         Value::String(t) => vec![t.as_str()],
@@ -170,7 +179,7 @@ fn describe(prop: &Value) -> (String, Option<String>, bool) {
     let nullable = types.contains(&"null");
     let (kind, target, list) = match types.iter().find(|t| **t != "null") {
         Some(&"array") => {
-            let (item, target, _) = describe(&prop["items"]);
+            let (item, target, _) = describe(schema, &prop["items"]);
             (format!("list of {item}"), target, true)
         }
         Some(&"object") => ("map of text".to_string(), None, false),
@@ -186,6 +195,26 @@ fn describe(prop: &Value) -> (String, Option<String>, bool) {
         kind
     };
     (kind, target, list)
+}
+
+/// The words an outcome type serializes as, each as code, from its schema
+/// (`enum`, or `oneOf` with a `const` per documented variant); `None` for
+/// anything else.
+fn outcomes(def: &Value) -> Option<Vec<String>> {
+    let words: Option<Vec<String>> = match (def["enum"].as_array(), def["oneOf"].as_array()) {
+        (Some(list), _) => list
+            .iter()
+            .map(|w| w.as_str().map(str::to_string))
+            .collect(),
+        (None, Some(list)) => list
+            .iter()
+            .map(|b| b["const"].as_str().map(str::to_string))
+            .collect(),
+        (None, None) => None,
+    };
+    words
+        .filter(|w| !w.is_empty())
+        .map(|w| w.iter().map(|w| format!("`{w}`")).collect())
 }
 
 fn one_line(s: &str) -> String {

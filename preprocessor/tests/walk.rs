@@ -79,26 +79,68 @@ fn walk_point<'a>(run: &'a mut Value, regime: &str, stride: u64) -> &'a mut Valu
         .unwrap()
 }
 
-fn median(run: &Value, kind: &str, pick: impl Fn(&Value) -> bool) -> f64 {
+/// The point of `kind` that `pick` selects, straight from the JSON: a
+/// walk point, or a region's first point (its single chain) for `mlp`.
+fn raw_point<'a>(run: &'a Value, kind: &str, pick: impl Fn(&Value) -> bool) -> &'a Value {
     let r = &run["experiments"]
         .as_array()
         .unwrap()
         .iter()
         .find(|e| e["name"] == kind)
-        .unwrap()["results"][kind];
+        .unwrap_or_else(|| panic!("no {kind} experiment in the fixture"))["results"][kind];
     let list = if kind == "walk" {
         &r["points"]
     } else {
         &r["regions"]
     };
-    let found = list.as_array().unwrap().iter().find(|p| pick(p)).unwrap();
+    let found = list
+        .as_array()
+        .unwrap_or_else(|| panic!("no {kind} points in the fixture"))
+        .iter()
+        .find(|p| pick(p))
+        .unwrap_or_else(|| panic!("the {kind} fixture lacks the point asked for"));
     // A region's first point is its single chain.
-    let point = if kind == "walk" {
+    if kind == "walk" {
         found
     } else {
         &found["points"][0]
-    };
-    point["ns_per_load"]["median"].as_f64().unwrap()
+    }
+}
+
+/// The raw timed samples (ns per load) of a point, not the run's summary.
+fn samples(point: &Value) -> Vec<f64> {
+    let v: Vec<f64> = point["samples_ns_per_load"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no samples_ns_per_load in {point}"))
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .collect();
+    assert!(!v.is_empty(), "no samples in {point}");
+    v
+}
+
+/// The median of the samples, computed here.
+fn median_of(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// `(min, max)` of the samples.
+fn range_of(v: &[f64]) -> (f64, f64) {
+    (
+        v.iter().copied().fold(f64::INFINITY, f64::min),
+        v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    )
+}
+
+/// Median ns per load of the point `pick` selects, from its raw samples.
+fn median(run: &Value, kind: &str, pick: impl Fn(&Value) -> bool) -> f64 {
+    median_of(samples(raw_point(run, kind, pick)))
 }
 
 /// `48 ns` as the chapter prints durations under a microsecond.
@@ -113,65 +155,222 @@ const GIB: u64 = 1 << 30;
 
 const SHARED_COST: &str = "Where neighbouring entries share lines, a walk added";
 const SHARED_NONE: &str = "this run could not tell a walk from no walk";
-const NO_LEVELS: &str = "None of the three steps outward cost more";
+const NO_LEVELS: &str = "None of the three steps outward cost measurably more";
 
+/// `2,048`: counts as the chapter prints them.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The recorded walk, unmodified. Every figure the section prints is
+/// recomputed here from the points' raw `samples_ns_per_load` (medians,
+/// ranges and differences written out in this file; neither the run's
+/// summaries nor the preprocessor's view), and each sentence expected is
+/// the one this fixture's data calls for, the data checked for it first.
 #[test]
 fn the_recorded_walk_says_what_each_stride_cost() {
+    const FIX: &str = "fixtures/walk-run.json";
     let run = fixture("walk");
     let page = chapter(&[&run]);
-    let small = |s| {
-        median(&run, "walk", |p| {
-            p["regime"] == "small" && p["stride_bytes"] == s
-        })
+    let walk = &run["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "walk")
+        .unwrap_or_else(|| panic!("{FIX}: no walk experiment"))["results"]["walk"];
+    let raw = |regime: &str, stride: u64| {
+        samples(raw_point(&run, "walk", |p| {
+            p["regime"] == regime && p["stride_bytes"] == stride
+        }))
     };
-    let base = median(&run, "walk", |p| {
-        p["regime"] == "huge" && p["stride_bytes"] == KIB4
-    });
-    // The 4 KiB stride against the no-walk baseline: the repetitions'
-    // ranges decide which sentence.
-    let range = |regime: &str| {
-        let r = &run["experiments"][0]["results"]["walk"]["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["regime"] == regime && p["stride_bytes"] == KIB4)
-            .unwrap()["ns_per_load"];
-        (r["min"].as_f64().unwrap(), r["max"].as_f64().unwrap())
-    };
-    let (s, h) = (range("small"), range("huge"));
-    if s.0 > h.1 {
+    let strides = [
+        (KIB4, "4 KiB"),
+        (KIB32, "32 KiB"),
+        (MIB2, "2 MiB"),
+        (GIB, "1 GiB"),
+    ];
+    let small: Vec<Vec<f64>> = strides.iter().map(|&(s, _)| raw("small", s)).collect();
+    let small_ns: Vec<f64> = small.iter().map(|s| median_of(s.clone())).collect();
+    let huge4k = raw("huge", KIB4);
+    let base = median_of(huge4k.clone());
+    for (s, (_, label)) in small.iter().zip(strides) {
         assert!(
-            page.contains(SHARED_COST) && !page.contains(SHARED_NONE),
-            "{page}"
-        );
-        assert!(
-            page.contains(&format!(
-                "a walk added {} to each access",
-                ns(small(KIB4) - base)
-            )),
-            "{page}"
-        );
-    } else {
-        assert!(
-            page.contains(SHARED_NONE) && !page.contains(SHARED_COST),
-            "{page}"
+            s.len() >= 3,
+            "{FIX}: the small {label} point has {} samples; a range needs several",
+            s.len()
         );
     }
-    // Every level outward cost more on this machine, each step its number.
-    for (phrase, stride) in [
-        ("Giving every entry its own line cost", KIB32),
-        ("A page table per page raised it to", MIB2),
-        ("A page directory per page raised it again, to", GIB),
+    let compared = std::cell::Cell::new(0);
+    // `figures`: how many numbers computed here `text` holds.
+    let expect = |what: &str, text: &str, figures: usize| {
+        assert!(
+            page.contains(text),
+            "{FIX}: {what}: the page should say {text:?}:\n{page}"
+        );
+        compared.set(compared.get() + figures);
+    };
+
+    // The table: each stride's median, its extra over the no-walk baseline
+    // (the huge-page 4 KiB stride), the huge-page median where it ran, and
+    // the page tables grown.
+    for (i, &(stride, label)) in strides.iter().enumerate() {
+        let extra = small_ns[i] - base;
+        assert!(
+            extra >= 0.0,
+            "{FIX}: small {label} ({} ns) should lie above the baseline ({base} ns)",
+            small_ns[i]
+        );
+        let huge = if stride == KIB32 {
+            "not run".to_string()
+        } else {
+            ns(median_of(raw("huge", stride)))
+        };
+        let kib = raw_point(&run, "walk", |p| {
+            p["regime"] == "small" && p["stride_bytes"] == stride
+        })["page_table_kib"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{FIX}: small {label}: no page_table_kib"));
+        let tables = if kib < 1024 {
+            format!("{kib} KiB")
+        } else {
+            format!("{:.1} MiB", kib as f64 / 1024.0)
+        };
+        expect(
+            &format!("table row {label}: median, extra over the baseline, huge pages, page tables"),
+            &format!(
+                "| {label} | {} | {} | {huge} | {tables} |",
+                ns(small_ns[i]),
+                ns(extra)
+            ),
+            if stride == KIB32 { 3 } else { 4 },
+        );
+    }
+
+    // The 4 KiB stride against the baseline: in this run one huge-page
+    // repetition took 107 ns, so the baseline's range reaches over the
+    // 4 KiB pages' and the two cannot be told apart.
+    let (small_lo, small_hi) = range_of(&small[0]);
+    let (huge_lo, huge_hi) = range_of(&huge4k);
+    assert!(
+        huge_hi >= small_lo && huge_lo <= small_hi,
+        "{FIX}: the 4 KiB stride's repetitions ({small_lo}..{small_hi} ns on 4 KiB pages, \
+         {huge_lo}..{huge_hi} ns on huge pages) were expected to overlap"
+    );
+    // The sentence that says so, up to its full stop, names both medians.
+    let at = page
+        .find(SHARED_NONE)
+        .unwrap_or_else(|| panic!("{FIX}: overlapping ranges, yet no {SHARED_NONE:?}:\n{page}"));
+    let sentence = &page[at..at + page[at..].find(". ").unwrap_or(page.len() - at)];
+    for (what, figure) in [
+        ("4 KiB pages", small_ns[0]),
+        ("huge pages, the baseline", base),
     ] {
         assert!(
-            page.contains(&format!("{phrase} {}", ns(small(stride)))),
-            "{phrase}: {page}"
+            sentence.contains(&format!("({})", ns(figure))),
+            "{FIX}: the shared-line sentence should give the 4 KiB stride's median on {what}, \
+             {}: {sentence:?}",
+            ns(figure)
+        );
+        compared.set(compared.get() + 1);
+    }
+    assert!(
+        !page.contains(SHARED_COST),
+        "{FIX}: overlapping ranges, yet the page claims a cost:\n{page}"
+    );
+
+    // Every level outward cost more: each stride's fastest repetition is
+    // slower than the previous stride's slowest.
+    for i in 1..strides.len() {
+        let (_, before_hi) = range_of(&small[i - 1]);
+        let (lo, _) = range_of(&small[i]);
+        assert!(
+            lo > before_hi,
+            "{FIX}: small {}: fastest {lo} ns should beat the slowest {before_hi} ns at {}",
+            strides[i].1,
+            strides[i - 1].1
         );
     }
-    assert!(!page.contains(NO_LEVELS));
-    // 512 huge pages fit the L2 TLB's 2048 entries for 2 MiB pages.
-    assert!(page.contains("this experiment cannot show a walk without it here"));
-    assert!(page.contains("more than 4 GiB of memory"), "{page}");
+    expect(
+        "own line (32 KiB), the 4 KiB pages' median",
+        &format!(
+            "Giving every entry its own line cost {} per access, more than at 4 KiB",
+            ns(small_ns[1])
+        ),
+        1,
+    );
+    expect(
+        "own page table (2 MiB), the 4 KiB pages' median",
+        &format!("A page table per page raised it to {},", ns(small_ns[2])),
+        1,
+    );
+    // The 1 GiB stride's extra over the baseline against the 4 KiB one's.
+    let times = (small_ns[3] - base) / (small_ns[0] - base);
+    expect(
+        "own page directory (1 GiB), median and extra as a multiple of the 4 KiB stride's",
+        &format!(
+            "A page directory per page raised it again, to {}, so the extra over the baseline was \
+             {times:.1}× that of the walk whose entries shared lines",
+            ns(small_ns[3])
+        ),
+        2,
+    );
+    assert!(!page.contains(NO_LEVELS), "{FIX}: {page}");
+
+    // Huge pages: 512 of them fit the L2 TLB's 2048 entries for 2 MiB pages,
+    // whose reach (entries x 2 MiB) is what passing it would need.
+    let huge_pages = walk["huge_pages"].as_u64().expect("huge_pages");
+    let entries_2m = walk["l2_tlb_entries_2m"]
+        .as_u64()
+        .expect("l2_tlb_entries_2m");
+    assert!(
+        huge_pages <= entries_2m,
+        "{FIX}: {huge_pages} huge pages, {entries_2m} entries"
+    );
+    expect(
+        "huge pages within the L2 TLB, their medians at 2 MiB and 1 GiB",
+        &format!(
+            "this experiment cannot show a walk without it here: its {} huge pages all fit the \
+             L2 TLB's {} entries for 2 MiB pages, so those loads take no walk at all ({} at 2 MiB \
+             apart, {} at 1 GiB)",
+            thousands(huge_pages),
+            thousands(entries_2m),
+            ns(median_of(raw("huge", MIB2))),
+            ns(median_of(raw("huge", GIB)))
+        ),
+        4,
+    );
+    expect(
+        "memory to pass the 2 MiB reach",
+        &format!(
+            "would need more than {} GiB of memory",
+            entries_2m * MIB2 / GIB
+        ),
+        1,
+    );
+    expect(
+        "pages visited and the L2 TLB's 4 KiB entries",
+        &format!(
+            "It loads one pointer from each of {} pages, four times as many as the L2 TLB holds \
+             for 4 KiB pages ({} entries)",
+            thousands(walk["pages"].as_u64().expect("pages")),
+            thousands(walk["l2_tlb_entries"].as_u64().expect("l2_tlb_entries"))
+        ),
+        2,
+    );
+    assert!(
+        compared.get() >= 28,
+        "{FIX}: only {} figures compared",
+        compared.get()
+    );
+
     // The counters' raw error stays out of the sentence; its reason is said.
     assert!(
         page.contains(
@@ -279,7 +478,7 @@ fn huge_pages_with_no_gain_in_overlap() {
     let page = chapter(&[&run]);
     assert!(page.contains(SAME), "{page}");
     assert!(!page.contains(LOWER) && !page.contains(HIGHER) && !page.contains(NOT_HIDDEN));
-    assert!(page.contains("4 KiB pages and huge pages cost the same per load"));
+    assert!(page.contains("this run cannot tell 4 KiB pages from huge pages per load"));
 }
 
 #[test]
@@ -426,7 +625,9 @@ fn a_level_within_noise_between_two_that_cost_is_said() {
     );
     let page = chapter(&[&run]);
     assert!(
-        page.contains("A page table per page (60 ns) cost no more than the spread"),
+        page.contains(
+            "A page table per page (60 ns) cost nothing measurable over the 32 KiB stride"
+        ),
         "{page}"
     );
     assert!(

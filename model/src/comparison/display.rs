@@ -7,10 +7,11 @@ use crate::decimal::fixed;
 use crate::run::RunFile;
 
 /// The rule every table states above its rows.
-pub const RULE: &str = "Lower is faster; ratio = run / baseline. A difference at or below the \
-noise (the largest of each run's repetition spread of that figure and each run's A-vs-A \
-floor from its noise experiment) is \"within noise\", never faster or slower; a figure with \
-one repetition in each run has no noise of its own and is not compared.";
+pub const RULE: &str = "Lower is faster; ratio = run / baseline. Faster or slower only where a \
+rank test on the figure's repetitions in the two runs gives p of 0.10 or less and the difference is \
+larger than both runs' A-vs-A floor (from their noise experiments); no larger than the floor \
+is \"within noise\"; beyond it with overlapping repetitions is \"unstable\"; a figure with one \
+repetition in a run is not compared.";
 
 /// Column headers after experiment, figure (and run, with more than two).
 pub const VALUE_COLUMNS: [&str; 5] = ["baseline", "run value", "ratio", "noise", "verdict"];
@@ -26,8 +27,13 @@ pub fn cells(r: &Row) -> [String; 5] {
         num(r.baseline_value),
         num(r.value),
         r.ratio.map_or("-".into(), |x| format!("{}x", fixed(x, 3))),
-        r.verdict
-            .map_or("-".into(), |v| format!("{}%", fixed(v.noise * 100.0, 1))),
+        r.judgement.map_or("-".into(), |j| {
+            let p = j.p.map_or("no test".into(), crate::judge::p_text);
+            match j.floor {
+                Some(f) => format!("{p}, floor {}%", fixed(f * 100.0, 1)),
+                None => p,
+            }
+        }),
         verdict,
     ]
 }
@@ -44,15 +50,16 @@ pub fn figure(v: f64) -> String {
     fixed(v, decimals)
 }
 
-/// `53 figures: 9 faster, 21 slower, 21 within noise, 2 not compared.`
+/// `53 figures: 9 faster, 21 slower, 11 within noise, 10 unstable, 2 not compared.`
 pub fn tally(c: &RunComparison) -> String {
     let count = |o: Outcome| c.rows.iter().filter(|r| r.outcome == o).count();
     format!(
-        "{} figures: {} faster, {} slower, {} within noise, {} not compared.",
+        "{} figures: {} faster, {} slower, {} within noise, {} unstable, {} not compared.",
         c.rows.len(),
         count(Outcome::Faster),
         count(Outcome::Slower),
         count(Outcome::WithinNoise),
+        count(Outcome::Unstable),
         count(Outcome::NotCompared)
     )
 }

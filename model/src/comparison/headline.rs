@@ -3,6 +3,7 @@
 //! two runs can be compared figure by figure.
 
 use crate::first_touch::Phase;
+use crate::judge::Repeated;
 use crate::latency::Latency;
 use crate::run::{Results, RunFile, Status};
 use crate::stats::Summary;
@@ -23,11 +24,11 @@ pub struct Figure {
     /// differ measured different things and are not compared.
     pub conditions: String,
     pub value: f64,
-    /// Relative spread of the repetitions (`max / min - 1`), or `None` when
-    /// there was only one.
-    pub spread: Option<f64>,
-    /// What `spread` is made of, for the noise basis a reader sees.
-    pub spread_basis: String,
+    /// Its repetitions, as the judge reads them.
+    pub repeated: Repeated,
+    /// What a repetition is here (`3 repetitions`, `3 fresh mappings`),
+    /// for the basis a reader sees.
+    pub repeated_by: String,
 }
 
 /// Every headline figure of `run`, experiment by experiment.
@@ -87,16 +88,16 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                 );
                 for v in r.variants.iter().filter(|v| v.skipped.is_none()) {
                     let reps = |f: fn(&crate::tail::TailRepetition) -> f64| {
-                        Summary::of(&v.repetitions.iter().map(f).collect::<Vec<_>>())
+                        Repeated::of(&v.repetitions.iter().map(f).collect::<Vec<_>>())
                     };
                     let (name, label) = (v.variant.name(), v.variant.label());
-                    if let Some(s) = reps(|r| r.mean_ns) {
+                    if let Some(r) = reps(|r| r.mean_ns) {
                         let label = Some(format!("{label}, mean"));
-                        add.summary(format!("{name} mean"), label, "ns", &cond, &s);
+                        add.values(format!("{name} mean"), label, "ns", &cond, r);
                     }
-                    if let Some(s) = reps(|r| r.p999_ns) {
+                    if let Some(r) = reps(|r| r.p999_ns) {
                         let label = Some(format!("{label}, p99.9"));
-                        add.summary(format!("{name} p99.9"), label, "ns", &cond, &s);
+                        add.values(format!("{name} p99.9"), label, "ns", &cond, r);
                     }
                 }
             }
@@ -151,24 +152,21 @@ pub fn figures(run: &RunFile) -> Vec<Figure> {
                     .rounds
                     .map_or("rounds ?".into(), |n| format!("{n} rounds"));
                 for b in &r.batches {
-                    if let Some(s) = &b.summary {
-                        let (name, label) = (b.condition.name(), b.condition.label());
-                        add.summary(name.into(), Some(label.into()), "ns per run", &cond, s);
+                    let (name, label) = (b.condition.name(), b.condition.label());
+                    let label = Some(label.into());
+                    match (Repeated::of(&b.samples_ns), &b.summary) {
+                        (Some(r), _) => add.values(name.into(), label, "ns per run", &cond, r),
+                        (None, Some(s)) => add.summary(name.into(), label, "ns per run", &cond, s),
+                        (None, None) => {}
                     }
                 }
             }
             Results::Numa(r) => {
                 for p in &r.placements {
                     let cond = format!("{}, {} threads", size(r.region_bytes), p.threads);
-                    add.push(
-                        p.placement.name().into(),
-                        None,
-                        "ns",
-                        cond,
-                        p.touch_ns,
-                        None,
-                        "one run",
-                    );
+                    let name = p.placement.name().into();
+                    let one = Repeated::single(p.touch_ns);
+                    add.push(name, None, "ns", cond, one, "one run".into());
                 }
             }
             // A watched process, not a benchmark: nothing to hold against
@@ -186,16 +184,14 @@ struct Adder<'a> {
 
 impl Adder<'_> {
     /// `label`: the book's name for it, when `name` is not that already.
-    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         name: String,
         label: Option<String>,
         unit: &'static str,
         conditions: String,
-        value: f64,
-        spread: Option<f64>,
-        spread_basis: &str,
+        repeated: Repeated,
+        repeated_by: String,
     ) {
         self.out.push(Figure {
             experiment: self.experiment.to_string(),
@@ -203,13 +199,26 @@ impl Adder<'_> {
             name,
             unit,
             conditions,
-            value,
-            spread,
-            spread_basis: spread_basis.to_string(),
+            value: repeated.median,
+            repeated,
+            repeated_by,
         });
     }
 
-    /// The median of repetitions; their max/min is the spread.
+    /// The median of repetitions whose values the file kept.
+    fn values(
+        &mut self,
+        name: String,
+        label: Option<String>,
+        unit: &'static str,
+        conditions: &str,
+        r: Repeated,
+    ) {
+        let by = repetitions(r.n);
+        self.push(name, label, unit, conditions.into(), r, by);
+    }
+
+    /// The median of repetitions known by their summary.
     fn summary(
         &mut self,
         name: String,
@@ -218,68 +227,36 @@ impl Adder<'_> {
         conditions: &str,
         s: &Summary,
     ) {
-        let (spread, basis) = if s.n >= 2 && s.min > 0.0 {
-            (
-                Some(s.spread() - 1.0),
-                format!("max/min of {} repetitions", s.n),
-            )
-        } else {
-            (None, "1 repetition".to_string())
-        };
-        self.push(
-            name,
-            label,
-            unit,
-            conditions.into(),
-            s.median,
-            spread,
-            &basis,
-        );
+        self.values(name, label, unit, conditions, Repeated::summary(s));
     }
 
-    /// A chase point's median. Timed in fresh mappings, its noise is the
-    /// larger of the spread within a mapping and the spread between
-    /// mappings (placement on physical memory), and says which it is.
+    /// A chase point, judged by its mappings ([`ChasePoint::repeated`]).
     fn chase(&mut self, name: String, conditions: &str, p: &ChasePoint) {
-        let Some(m) = p.mapping_spread() else {
-            return self.summary(name, None, "ns/load", conditions, &p.ns_per_load);
-        };
-        let basis = if m.between_is_larger() {
-            format!("max/min between {} fresh mappings' medians", m.mappings)
-        } else {
-            format!(
-                "max/min within one mapping (median of {}), more than between them",
-                m.mappings
-            )
-        };
-        let value = p.ns_per_load.median;
-        self.push(
-            name,
-            None,
-            "ns/load",
-            conditions.into(),
-            value,
-            Some(m.larger()),
-            &basis,
-        );
+        let (repeated, by) = (p.repeated(), p.repeated_by());
+        self.push(name, None, "ns/load", conditions.into(), repeated, by);
     }
 
-    /// The p50 of a per-batch distribution. Its spread is how far the slow
-    /// tenth of batches sits above the median (p90/p50): batches here are
-    /// the repetitions.
+    /// The p50 of a per-batch distribution; the batches are the
+    /// repetitions, known by their range.
     fn latency(&mut self, name: &str, label: &str, conditions: &str, l: Option<&Latency>) {
-        let Some((p50, p90)) = l.and_then(|l| Some((l.p50_ns?, l.p90_ns?))) else {
+        let Some(l) = l else {
             return;
         };
-        let spread = (p50 > 0.0).then(|| p90 / p50 - 1.0);
+        let Some(p50) = l.p50_ns else {
+            return;
+        };
+        let (min, max) = (l.min_ns.unwrap_or(p50), l.max_ns.unwrap_or(p50));
+        let n = match (l.n, l.min_ns, l.max_ns) {
+            (Some(n), Some(_), Some(_)) => n as usize,
+            _ => 1,
+        };
         self.push(
             format!("{name} p50"),
             Some(format!("{label}, p50")),
             "ns",
             conditions.into(),
-            p50,
-            spread,
-            "p90/p50 of batches",
+            Repeated::range(p50, min, max, n),
+            format!("{n} batches"),
         );
     }
 
@@ -294,6 +271,13 @@ impl Adder<'_> {
                 self.chase(name, &cond, p);
             }
         }
+    }
+}
+
+fn repetitions(n: usize) -> String {
+    match n {
+        1 => "1 repetition".into(),
+        n => format!("{n} repetitions"),
     }
 }
 
@@ -345,7 +329,7 @@ mod tests {
     }
 
     #[test]
-    fn a_chase_over_fresh_mappings_is_as_noisy_as_its_placement() {
+    fn a_chase_over_fresh_mappings_is_repeated_by_its_mappings() {
         let samples = vec![100.0, 101.0, 130.0, 131.0, 100.0, 102.0];
         let mut p = ChasePoint {
             mappings: Some(3),
@@ -360,18 +344,17 @@ mod tests {
             add.chase("x".into(), "1 GiB", p);
             out.remove(0)
         };
-        // Mapping medians 100.5, 130.5 and 101: 130.5 / 100.5 - 1.
+        // Mapping medians 100.5, 130.5 and 101; the value stays the
+        // median of all six samples (101.5).
         let f = figure(&p);
-        assert!((f.spread.unwrap() - (130.5 / 100.5 - 1.0)).abs() < 1e-12);
-        assert!(
-            f.spread_basis.contains("between 3 fresh mappings"),
-            "{}",
-            f.spread_basis
-        );
-        // One mapping: the repetitions' max/min, as before schema 5.
+        assert_eq!(f.repeated.values, vec![100.5, 130.5, 101.0]);
+        assert_eq!(f.value, 101.5);
+        assert_eq!(f.repeated_by, "3 fresh mappings' medians");
+        // One mapping: every sample is a repetition, as before schema 5.
         p.mappings = None;
         let f = figure(&p);
-        assert!((f.spread.unwrap() - (131.0 / 100.0 - 1.0)).abs() < 1e-12);
-        assert_eq!(f.spread_basis, "max/min of 6 repetitions");
+        assert_eq!(f.repeated.values, samples);
+        assert_eq!(f.repeated_by, "6 repetitions");
+        assert_eq!(f.repeated, p.repeated(), "the figure is the judge's input");
     }
 }

@@ -2,13 +2,13 @@
 //! of each run held against the same figure of the first (the baseline),
 //! with a verdict that is never "faster" or "slower" inside the noise.
 //!
-//! The noise of a comparison is the largest of what is known about it: each
-//! run's repetition spread of that figure (`max / min - 1`) and each run's
-//! A-vs-A floor from the `noise` experiment (two identical batches, see
-//! [`crate::compare`]). A difference at or below it measured nothing. With
-//! one repetition in each run the figure's own noise is unknown, and it is
-//! not compared: the floor of a CPU-bound loop says nothing about a page
-//! fault's. No native-only code here: the page runs the same rule in wasm.
+//! The verdict is [`crate::judge::order`], the rule the chapters use too:
+//! a rank test on the figure's repetitions in the two runs, and a
+//! difference no larger than the larger of the two runs' A-vs-A floors is
+//! within noise. A figure with one repetition in a run has no scatter to
+//! test and is not compared: the floor of a CPU-bound loop says nothing
+//! about a page fault's. No native-only code here: the page runs the same
+//! rule in wasm.
 
 pub mod display;
 mod headline;
@@ -17,7 +17,7 @@ mod setup;
 use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Verdict;
+use crate::judge::{self, Judgement, Order};
 use crate::noise::ComparisonKind;
 use crate::run::RunFile;
 
@@ -40,9 +40,23 @@ pub enum Outcome {
     Faster,
     Slower,
     WithinNoise,
-    /// Measured under other conditions, in one run only, or without any
-    /// noise basis: `reason` says which.
+    /// Beyond the floor, but the repetitions overlap too much to tell.
+    Unstable,
+    /// Measured under other conditions, in one run only, or without
+    /// repetitions to judge by: `basis` says which.
     NotCompared,
+}
+
+impl From<Order> for Outcome {
+    fn from(o: Order) -> Outcome {
+        match o {
+            Order::Faster => Outcome::Faster,
+            Order::Slower => Outcome::Slower,
+            Order::WithinNoise => Outcome::WithinNoise,
+            Order::Unstable => Outcome::Unstable,
+            Order::Unrepeated => Outcome::NotCompared,
+        }
+    }
 }
 
 impl Outcome {
@@ -51,6 +65,7 @@ impl Outcome {
             Outcome::Faster => "faster",
             Outcome::Slower => "slower",
             Outcome::WithinNoise => "within noise",
+            Outcome::Unstable => "unstable",
             Outcome::NotCompared => "not compared",
         }
     }
@@ -75,19 +90,23 @@ pub struct Row {
     pub value: Option<f64>,
     /// `value / baseline_value`: below 1 is faster.
     pub ratio: Option<f64>,
-    pub verdict: Option<Verdict>,
+    /// The judge's verdict with the p-value and floor behind it.
+    pub judgement: Option<Judgement>,
     /// Where the noise came from, or why it was not compared.
     pub basis: String,
 }
 
-/// The A-vs-A floor of a run: how far two identical batches of its `noise`
-/// experiment came apart. `None` when that experiment did not run.
+/// The A-vs-A floor of a run: how far measurements of the same thing came
+/// apart in its `noise` experiment (the two identical batches, and the
+/// halves of each: the larger). `None` when that experiment did not run.
+/// The one floor every verdict is held against, chapters and comparisons
+/// alike.
 pub fn noise_floor(run: &RunFile) -> Option<f64> {
     run.noise()?
         .comparisons
         .iter()
         .find(|c| c.kind == ComparisonKind::AVsA)
-        .map(|c| c.verdict.difference)
+        .map(|c| c.verdict.noise)
 }
 
 /// Compares every run after the first with the first, each named by its
@@ -141,7 +160,7 @@ fn not_compared(f: &Figure, run: &str, why: &str) -> Row {
         baseline_value: None,
         value: None,
         ratio: None,
-        verdict: None,
+        judgement: None,
         basis: why.to_string(),
     }
 }
@@ -154,11 +173,11 @@ fn row(a: &Figure, b: Option<&Figure>, floors: [Option<f64>; 2], run: &str) -> R
             "not in this run (skipped, not run, or another mode)",
         );
     };
-    let with_values = |outcome, ratio, verdict, basis: String| Row {
+    let with_values = |outcome, ratio, judgement, basis: String| Row {
         baseline_value: Some(a.value),
         value: Some(b.value),
         ratio,
-        verdict,
+        judgement,
         outcome,
         basis,
         ..not_compared(a, run, "")
@@ -175,48 +194,28 @@ fn row(a: &Figure, b: Option<&Figure>, floors: [Option<f64>; 2], run: &str) -> R
         return with_values(Outcome::NotCompared, None, None, why);
     }
     let ratio = b.value / a.value;
-    let mut basis = Vec::new();
-    // This figure's own noise: how far its repetitions spread in either run.
-    let mut spread: Option<f64> = None;
-    for (who, f) in [("baseline", a), ("this run", b)] {
-        match f.spread {
-            Some(s) => {
-                basis.push(format!("{who} spread {} ({})", pct(s), f.spread_basis));
-                spread = Some(spread.map_or(s, |n| n.max(s)));
-            }
-            None => basis.push(format!("{who}: {}, spread unknown", f.spread_basis)),
-        }
+    // The floor below which nothing on either machine differs.
+    let floor = floors.iter().flatten().copied().reduce(f64::max);
+    let j = judge::order(&b.repeated, &a.repeated, floor);
+    let mut basis = vec![
+        format!("baseline {}", a.repeated_by),
+        format!("this run {}", b.repeated_by),
+    ];
+    if let Some(p) = j.p {
+        basis.push(format!("rank test {}", judge::p_text(p)));
     }
-    // The floor below which nothing on that machine differs; it raises the
-    // noise, never stands in for it.
-    let mut floor: Option<f64> = None;
-    for (who, fl) in [("baseline", floors[0]), ("this run", floors[1])] {
-        if let Some(fl) = fl {
-            basis.push(format!("{who} A-vs-A floor {}", pct(fl)));
-            floor = Some(floor.map_or(fl, |n| n.max(fl)));
-        }
+    if let Some(f) = floor {
+        basis.push(format!("A-vs-A floor {}", pct(f)));
     }
     let basis = basis.join("; ");
-    let difference = (ratio - 1.0).abs();
-    let Some(spread) = spread else {
-        // One repetition in each run: how much this figure moves by itself
-        // is unknown, and the floor (a CPU-bound loop's) does not say it.
-        // Identical numbers are still identical.
-        return if difference == 0.0 {
-            with_values(Outcome::WithinNoise, Some(ratio), None, basis)
-        } else {
-            let why = format!("no noise basis for this figure ({basis})");
-            with_values(Outcome::NotCompared, Some(ratio), None, why)
-        };
+    let basis = if j.order == Order::Unrepeated {
+        format!(
+            "one repetition in a run: nothing says how far this figure moves by itself ({basis})"
+        )
+    } else {
+        basis
     };
-    let noise = floor.map_or(spread, |f| f.max(spread));
-    let verdict = Verdict::new(difference, noise);
-    let outcome = match (verdict.inside_noise, ratio < 1.0) {
-        (true, _) => Outcome::WithinNoise,
-        (false, true) => Outcome::Faster,
-        (false, false) => Outcome::Slower,
-    };
-    with_values(outcome, Some(ratio), Some(verdict), basis)
+    with_values(j.order.into(), Some(ratio), Some(j), basis)
 }
 
 /// `7.1%`, `0.21%`: enough figures that a small floor does not print as 0.

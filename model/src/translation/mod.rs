@@ -170,6 +170,40 @@ impl ChasePoint {
         self.samples_ns_per_load.chunks(per.max(1)).collect()
     }
 
+    /// The point as the judge reads it ([`crate::judge::order`]). Timed in
+    /// fresh mappings, a mapping (where the region landed in physical
+    /// memory) is the repetition: samples of one mapping are not
+    /// independent of each other, so each mapping's median counts once.
+    /// The median stays the point's median over every sample, the figure
+    /// the book quotes.
+    pub fn repeated(&self) -> crate::judge::Repeated {
+        use crate::judge::Repeated;
+        let medians: Vec<f64> = self
+            .by_mapping()
+            .iter()
+            .filter_map(|g| Summary::of(g).map(|s| s.median))
+            .collect();
+        let judged = match self.mappings {
+            Some(m) if m > 1 && medians.len() >= 2 => Repeated::of(&medians),
+            _ => Repeated::of(&self.samples_ns_per_load),
+        };
+        match judged {
+            Some(mut r) => {
+                r.median = self.ns_per_load.median;
+                r
+            }
+            None => Repeated::summary(&self.ns_per_load),
+        }
+    }
+
+    /// What a repetition of [`ChasePoint::repeated`] is, in words.
+    pub fn repeated_by(&self) -> String {
+        match self.mappings {
+            Some(m) if m > 1 => format!("{m} fresh mappings' medians"),
+            _ => format!("{} repetitions", self.samples_ns_per_load.len().max(1)),
+        }
+    }
+
     /// The levels the point measured: each mapping's fastest sample (a
     /// placement's level; interference only adds time), or every sample
     /// when it was timed in one mapping (their spread then stands in for

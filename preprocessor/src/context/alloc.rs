@@ -4,8 +4,7 @@ use pagewalk_model::{AllocPath, AllocPathResult, CountMethod, RunFile, Stat};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::latency::{ratio, skipped, Stats};
-use super::rows::AllocRow;
+use super::latency::{key, ratio, skipped, Stats};
 
 /// The allocator view.
 #[derive(Clone, Serialize, JsonSchema)]
@@ -93,6 +92,40 @@ pub struct Path {
     pub calls_ops: Option<u64>,
     /// Measured in a child process.
     pub in_child: bool,
+}
+
+/// A row of the allocator table.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct AllocRow {
+    /// The path's KEY under `alloc.paths`.
+    pub key: String,
+    /// Its name in the table (`1 MiB, threshold raised`).
+    pub label: &'static str,
+    /// True for the three paths whose `mmap` + `munmap` calls the collector counts (the ones that map).
+    pub counted: bool,
+    /// The path on this source, as under `alloc.paths`.
+    pub run: Option<Path>,
+    /// The path on R2 (null on `r2.alloc` itself).
+    pub r2: Option<Path>,
+}
+
+impl Alloc {
+    /// `rows`, with R2's paths beside them (`r2`: null on R2's own view).
+    pub fn fill_rows(&mut self, r2: Option<&Alloc>) {
+        self.rows = AllocPath::ALL
+            .iter()
+            .map(|&p| AllocRow {
+                key: key(p.name()),
+                label: p.label(),
+                counted: matches!(
+                    p,
+                    AllocPath::MmapTypical | AllocPath::MmapForced | AllocPath::MmapPinned
+                ),
+                run: self.paths.get(p).cloned(),
+                r2: r2.and_then(|a| a.paths.get(p)).cloned(),
+            })
+            .collect();
+    }
 }
 
 pub fn view(run: &RunFile) -> Option<Alloc> {

@@ -2,11 +2,14 @@
 
 use std::collections::BTreeMap;
 
+use pagewalk_model::judge::counts::{Count, PerPage};
+use pagewalk_model::judge::pages::{Backed, HugeBlocks};
+use pagewalk_model::judge::{Basis, Order};
 use pagewalk_model::{FirstTouchResults, Mode, ModeResult, Phase, PhaseSummary, RunFile, Summary};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::verdict::first_touch::FirstTouchVerdict;
+mod judge;
 
 /// The first-touch view.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -41,6 +44,27 @@ pub struct FirstTouch {
     pub stated: Option<BTreeMap<String, String>>,
     /// Verdicts on the run's first touch (below).
     pub verdict: Option<FirstTouchVerdict>,
+}
+
+/// What the first touch says, each null where its inputs are absent.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct FirstTouchVerdict {
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): the `hugepage` first pass against the `nohugepage` one, ns per page.
+    pub hugepage_first: Option<Order>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): the `default` first pass against the `nohugepage` one.
+    pub default_first: Option<Order>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): `populate`'s allocation (where it faults) against the `nohugepage` first pass.
+    pub populate: Option<Order>,
+    /// `as-expected`, `more`, `fewer`: the `nohugepage` first pass's faults against `ft.pages` (counts are exact: no noise).
+    pub touch_faults: Option<Count>,
+    /// `as-expected`, `more`, `fewer`: the `default` first pass's faults against its `faults_predicted`.
+    pub default_faults: Option<Count>,
+    /// `plenty`, `scarce`: the free 2 MiB blocks before the run (an order-10 block supplies two) against the region's 2 MiB windows (`ft.huge_regions`).
+    pub huge_blocks: Option<HugeBlocks>,
+    /// `identical`, `floor`, `ranks`, `ranges`, `single` (see `judge::order`): what decided `hugepage_first`: the same median, the A-vs-A floor, the rank test on the repetitions' values, the repetitions' ranges (overlapping or not), or one figure on a side (each mode ran once: nothing to test).
+    pub hugepage_first_basis: Option<Basis>,
+    /// `exact`, `about-one-per-page`, `more`, `fewer`: the `nohugepage` first pass's faults against `ft.pages`, allowing as many extra as that mode's second pass took over memory already present (the rest of the thread faulting, not the region).
+    pub touch_per_page: Option<PerPage>,
 }
 
 /// Memory before the experiment, from `/proc/meminfo` and `/proc/buddyinfo`.
@@ -178,7 +202,7 @@ pub struct ModeView {
     /// Rust allocator calls at allocation (Rust forms only).
     pub calls: Option<Calls>,
     /// How much of the region came in huge pages: `all` (at most the one window an unaligned mapping loses is missing), `some`, `none`; from `huge_fraction` against `ft.huge_regions`.
-    pub granted: Option<&'static str>,
+    pub granted: Option<Backed>,
 }
 
 /// One phase's medians over the repetitions.
@@ -383,5 +407,36 @@ fn phase(p: &PhaseSummary) -> PhaseView {
         ns_min: p.ns_per_page.min,
         ns_max: p.ns_per_page.max,
         faults: p.minor_faults.map(|f| f.median),
+    }
+}
+
+#[cfg(test)]
+impl ModeView {
+    /// A mode whose first pass took `ns` per page, give or take `spread`,
+    /// with `huge_fraction` of its region in huge pages.
+    pub(crate) fn of_first_pass(ns: f64, spread: f64, huge_fraction: f64) -> ModeView {
+        ModeView {
+            skipped: None,
+            alloc: None,
+            first: Some(PhaseView {
+                ms: 0.0,
+                wall_ns: 0.0,
+                ns,
+                ns_min: ns - spread,
+                ns_max: ns + spread,
+                faults: None,
+            }),
+            second: None,
+            anon_huge_kib: None,
+            anon_huge_mib: None,
+            huge_fraction: Some(huge_fraction),
+            huge_pages: None,
+            faults_predicted: None,
+            rerun: None,
+            thp_alloc: None,
+            thp_fallback: None,
+            calls: None,
+            granted: None,
+        }
     }
 }

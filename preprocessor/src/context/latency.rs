@@ -81,3 +81,8 @@ pub fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
         _ => None,
     }
 }
+
+/// A KEY: the model's kebab-case name with `-` written as `_`.
+pub fn key(name: &str) -> String {
+    name.replace('-', "_")
+}

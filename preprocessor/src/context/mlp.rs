@@ -2,12 +2,15 @@
 //! time, over a region beyond the TLB's reach on 4 KiB and on huge pages,
 //! and over a control region inside it.
 
+use pagewalk_model::judge::curves::{ceiling, Ceiling};
+use pagewalk_model::judge::measured::order;
+use pagewalk_model::judge::pages::{backed, Backed};
+use pagewalk_model::judge::{Measured, Noise, Order};
 use pagewalk_model::{MlpRegion, MlpRegionResult, MlpResults, RunFile};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::translation::{size, Record};
-use super::verdict::mlp::MlpVerdict;
 
 /// The memory-level-parallelism view.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -101,6 +104,74 @@ pub struct Row {
     pub huge: Option<Point>,
     /// The control.
     pub control: Option<Point>,
+}
+
+/// Whether translation lowered the number of misses one thread overlaps
+/// (the best `t(1)/t(k)` on 4 KiB pages against huge pages'), and whether
+/// 4 KiB pages still cost more per load at one chain and with every chain
+/// in flight; each null where its inputs are absent (a region skipped).
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct MlpVerdict {
+    /// `lower-with-4k` (huge pages overlapped more loads at their best than 4 KiB pages at theirs, as `judge::order` decides), `same` (within the A-vs-A floor), `higher-with-4k`, or `unclear` (the repetitions cannot tell).
+    pub ceiling: Option<Ceiling>,
+    /// The best parallelism on huge pages over the best on 4 KiB pages.
+    pub ceiling_ratio: Option<f64>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): 4 KiB pages against huge pages, ns per load, one chain.
+    pub one: Option<Order>,
+    /// The same with the largest chain count.
+    pub top: Option<Order>,
+    /// ns per load on 4 KiB pages over huge pages, one chain.
+    pub one_ratio: Option<f64>,
+    /// The same with the largest chain count.
+    pub top_ratio: Option<f64>,
+    /// `all`, `some`, `none`: how much of the huge region came in huge pages.
+    pub huge_backed: Option<Backed>,
+}
+
+impl Point {
+    fn ns_measured(&self) -> Measured {
+        Measured::range(self.ns, self.ns_min, self.ns_max)
+    }
+
+    fn parallelism_measured(&self) -> Option<Measured> {
+        Measured::ranged(self.parallelism, self.parallelism_min, self.parallelism_max)
+    }
+}
+
+impl Mlp {
+    /// Files `verdict` (nothing without both regions).
+    pub fn judge(&mut self, noise: Noise) {
+        let (Some(small), Some(huge)) = (&self.regions.small, &self.regions.huge) else {
+            return;
+        };
+        let huge_backed = huge.huge_percent.map(|p| backed(p / 100.0));
+        if small.skipped.is_some() || huge.skipped.is_some() {
+            self.verdict = Some(MlpVerdict {
+                huge_backed,
+                ..MlpVerdict::default()
+            });
+            return;
+        }
+        let best = small
+            .best
+            .as_ref()
+            .and_then(Point::parallelism_measured)
+            .zip(huge.best.as_ref().and_then(Point::parallelism_measured));
+        let one = small.one.as_ref().zip(huge.one.as_ref());
+        let top = small.top.as_ref().zip(huge.top.as_ref());
+        let ns = |(s, h): (&Point, &Point)| order(s.ns_measured(), h.ns_measured(), noise);
+        self.verdict = Some(MlpVerdict {
+            ceiling: best.map(|(s, h)| ceiling(s, h, noise)),
+            ceiling_ratio: best
+                .filter(|(s, _)| s.median > 0.0)
+                .map(|(s, h)| h.median / s.median),
+            one: one.map(ns),
+            top: top.map(ns),
+            one_ratio: one.map(|(s, h)| s.ns / h.ns),
+            top_ratio: top.map(|(s, h)| s.ns / h.ns),
+            huge_backed,
+        });
+    }
 }
 
 pub fn view(file: &RunFile) -> Option<Mlp> {

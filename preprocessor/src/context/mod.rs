@@ -6,8 +6,12 @@
 //! lacks the value, so the helpers can tell a typo (a missing key: build
 //! error) from an honest gap (null: rendered as "n/a"). Each experiment
 //! has its own module with a `view(run)`, chosen per kind in
-//! [`Views::fill`]; [`verdict`] then files the verdicts under the views,
-//! and [`rows`] the tables' rows.
+//! [`Views::fill`]; [`Views::judge`] then has each view file its verdicts
+//! (every one a judge of `pagewalk_model::judge`: plain numbers in, a
+//! typed outcome out), and [`Views::fill_rows`] the tables' rows.
+//!
+//! This file only declares the modules and puts the context together; no
+//! module here imports it, and none imports another that imports it back.
 
 mod alloc;
 pub(crate) mod checks;
@@ -18,7 +22,7 @@ mod measured;
 mod mlp;
 mod noise;
 mod numa;
-mod rows;
+mod run;
 mod shootdown;
 mod staircase;
 mod syscall;
@@ -26,15 +30,17 @@ mod tail;
 mod thp;
 mod tlb_reach;
 mod translation;
-pub mod verdict;
+mod views;
 mod walk;
 
-use pagewalk_model::{Kind, MachineContext, Provenance, RunFile, UtcTime};
+use pagewalk_model::Kind;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::DataSet;
+use run::{run_info, Release, RunInfo, Whose};
+pub use views::Views;
 
 /// Everything a chapter's template can read.
 #[derive(Serialize, JsonSchema)]
@@ -58,274 +64,6 @@ pub struct Context {
     pub whose: Whose,
 }
 
-/// The run behind each view: [`RunInfo`] per view key, null where the
-/// shown run has no such experiment.
-#[derive(Clone, Default, Serialize, JsonSchema)]
-pub struct Whose {
-    /// The run behind `ft`.
-    pub ft: Option<RunInfo>,
-    /// The run behind `stair`.
-    pub stair: Option<RunInfo>,
-    /// The run behind `tlb`.
-    pub tlb: Option<RunInfo>,
-    /// The run behind `thp`.
-    pub thp: Option<RunInfo>,
-    /// The run behind `walk`.
-    pub walk: Option<RunInfo>,
-    /// The run behind `mlp`.
-    pub mlp: Option<RunInfo>,
-    /// The run behind `tail`.
-    pub tail: Option<RunInfo>,
-    /// The run behind `alloc`.
-    pub alloc: Option<RunInfo>,
-    /// The run behind `syscall`.
-    pub syscall: Option<RunInfo>,
-    /// The run behind `sd`.
-    pub sd: Option<RunInfo>,
-    /// The run behind `noise`.
-    pub noise: Option<RunInfo>,
-    /// The run behind `numa`.
-    pub numa: Option<RunInfo>,
-}
-
-impl Whose {
-    /// Each experiment's source, as the book names whose run it is.
-    fn of(data: &DataSet) -> Whose {
-        let mut w = Whose::default();
-        for &kind in Kind::ALL.iter() {
-            let Some(s) = data.sources.get(kind.name()) else {
-                continue;
-            };
-            let mut info = RunInfo::new(
-                s.run_id.clone(),
-                s.started,
-                s.quick,
-                s.machine.as_ref(),
-                data.own && !s.example,
-            );
-            info.background = s.background.as_ref().map(background);
-            let info = Some(info);
-            match kind {
-                Kind::FirstTouch => w.ft = info,
-                Kind::Staircase => w.stair = info,
-                Kind::TlbReach => w.tlb = info,
-                Kind::Thp => w.thp = info,
-                Kind::Walk => w.walk = info,
-                Kind::Mlp => w.mlp = info,
-                Kind::Tail => w.tail = info,
-                Kind::Alloc => w.alloc = info,
-                Kind::Syscall => w.syscall = info,
-                Kind::Shootdown => w.sd = info,
-                Kind::Noise => w.noise = info,
-                Kind::Numa => w.numa = info,
-                Kind::Inspect => {}
-            }
-        }
-        w
-    }
-}
-
-/// One source's views: the shown run's at the top of the context, each
-/// published source's under `r1` and `r2`. A view is null when the source
-/// has no such experiment.
-#[derive(Clone, Default, Serialize, JsonSchema)]
-pub struct Views {
-    /// Experiment `first-touch`: demand paging, one mode per way of getting memory.
-    pub ft: Option<first_touch::FirstTouch>,
-    /// Experiment `staircase`: ns per load against region size, 4 KiB and huge pages.
-    pub stair: Option<staircase::Staircase>,
-    /// Experiment `tlb-reach`: one line per page, so translation alone grows.
-    pub tlb: Option<tlb_reach::TlbReach>,
-    /// Experiment `thp`: 4 KiB against huge pages at large sizes, and what the kernel granted.
-    pub thp: Option<thp::Thp>,
-    /// Experiment `walk`: one load per page at strides that spread the walk's entries out, 4 KiB and huge pages.
-    pub walk: Option<walk::Walk>,
-    /// Experiment `mlp`: k independent chains in one thread, how many misses overlap on 4 KiB pages, huge pages and inside the TLB's reach.
-    pub mlp: Option<mlp::Mlp>,
-    /// Experiment `tail`: per-iteration latency as written and pre-faulted.
-    pub tail: Option<tail::Tail>,
-    /// Experiment `alloc`: malloc + free on each allocator path.
-    pub alloc: Option<alloc::Alloc>,
-    /// Experiment `syscall`: the syscall floor and the vDSO.
-    pub syscall: Option<syscall::Syscall>,
-    /// Experiment `shootdown`: munmap, mprotect and MADV_DONTNEED with another thread running, asleep, or none.
-    pub sd: Option<shootdown::Shootdown>,
-    /// Experiment `noise`: run-to-run noise, A against A, and the scheduling levers.
-    pub noise: Option<noise::Noise>,
-    /// Experiment `numa`: where one thread's first touch puts the pages.
-    pub numa: Option<numa::Numa>,
-}
-
-impl Views {
-    /// Files the view of `kind` read from `file`. Exhaustive: a new kind in
-    /// the model's list does not compile until its view (or its absence)
-    /// is decided.
-    fn fill(&mut self, kind: Kind, file: &RunFile) {
-        match kind {
-            Kind::FirstTouch => self.ft = first_touch::view(file),
-            Kind::Staircase => self.stair = staircase::view(file),
-            Kind::TlbReach => self.tlb = tlb_reach::view(file),
-            Kind::Thp => self.thp = thp::view(file),
-            Kind::Walk => self.walk = walk::view(file),
-            Kind::Mlp => self.mlp = mlp::view(file),
-            Kind::Tail => self.tail = tail::view(file),
-            Kind::Alloc => self.alloc = alloc::view(file),
-            Kind::Syscall => self.syscall = syscall::view(file),
-            Kind::Shootdown => self.sd = shootdown::view(file),
-            Kind::Noise => self.noise = noise::view(file),
-            Kind::Numa => self.numa = numa::view(file),
-            // An inspection is a file of its own, not part of the shown
-            // run: it has its own key (see `build`).
-            Kind::Inspect => {}
-        }
-    }
-}
-
-/// The shown run: which one, when, on what.
-#[derive(Clone, Serialize, JsonSchema)]
-pub struct RunInfo {
-    /// `"your machine"` or `"the example machine"`.
-    pub kind: &'static str,
-    /// True when the run is the reader's own.
-    pub own: bool,
-    /// The run id (`20261130T090014Z-66e994`), or a published source's name.
-    pub id: String,
-    /// Its UTC date (`2026-11-30`); empty for a published source.
-    pub date: String,
-    /// True for a `--quick` run.
-    pub quick: bool,
-    /// The machine it ran on; null when the file does not say.
-    pub machine: Option<Machine>,
-    /// What else the machine did while this view's experiment ran; null
-    /// for the newest run as a whole, for references and for files before
-    /// schema 4.
-    pub background: Option<BackgroundView>,
-}
-
-/// The machine a run was made on.
-#[derive(Clone, Serialize, JsonSchema)]
-pub struct Machine {
-    /// CPU model name.
-    pub cpu: String,
-    /// Logical CPUs.
-    pub logical_cpus: usize,
-    /// Kernel release.
-    pub kernel: String,
-    /// True when CPUID says a hypervisor is present.
-    pub vm: bool,
-    /// Hypervisor vendor string, if any (`KVMKVMKVM`).
-    pub hypervisor: Option<String>,
-    /// The THP `enabled` setting in force (`madvise`).
-    pub thp_enabled: Option<String>,
-    /// The THP `defrag` setting in force.
-    pub thp_defrag: Option<String>,
-    /// True when hardware counters could be opened.
-    pub pmu: bool,
-    /// `MemTotal`, in MiB.
-    pub mem_total_mib: u64,
-    /// Multi-size THP (Linux 6.8+): the anonymous sizes not set to `never`,
-    /// smallest first (empty when all are); null where the run read none.
-    pub mthp_on: Option<Vec<MthpOn>>,
-    /// How many multi-size THP sizes the kernel offers; null before 6.8.
-    pub mthp_sizes: Option<usize>,
-    /// `khugepaged/max_ptes_none` (511 by default).
-    pub max_ptes_none: Option<u64>,
-}
-
-/// How busy the machine was while one experiment ran.
-#[derive(Clone, Serialize, JsonSchema)]
-pub struct BackgroundView {
-    /// Steal time: the share of the CPUs' time the hypervisor gave to others (0 to 1).
-    pub steal: f64,
-    /// Runnable tasks besides the collector, on average; null when unreadable.
-    pub other_runnable: Option<f64>,
-    /// CPUs other processes kept busy on average; null when unreadable.
-    pub others_cpus: Option<f64>,
-    /// The busiest other process and its CPU seconds (`cc1: 1.90 s`), when it took a twentieth of the window or more; else null.
-    pub busiest: Option<String>,
-    /// The line a reader sees: `12% steal, 1.4 other runnable tasks, other processes 0.8 CPUs`.
-    pub summary: String,
-}
-
-fn background(b: &pagewalk_model::Background) -> BackgroundView {
-    let others = b.others_cpus();
-    BackgroundView {
-        steal: b.steal_fraction,
-        other_runnable: b.other_runnable,
-        others_cpus: others,
-        // Named only when it took a twentieth of the window or more: a
-        // kernel thread's tick in a quiet second is no neighbour.
-        busiest: b
-            .busiest
-            .first()
-            .filter(|p| p.cpu_s >= 0.05 * b.window_s)
-            .map(|p| format!("{}: {:.2} s", p.command, p.cpu_s)),
-        summary: b.summary(),
-    }
-}
-
-/// A multi-size THP size in use.
-#[derive(Clone, Serialize, JsonSchema)]
-pub struct MthpOn {
-    /// The size, as the book writes sizes (`64 KiB`).
-    pub size: String,
-    /// Its `enabled` setting (`always`, `inherit`, `madvise`).
-    pub enabled: String,
-}
-
-/// The collector's published binary.
-#[derive(Clone, Default, Serialize, JsonSchema)]
-pub struct Release {
-    /// `https://github.com/OWNER/NAME/releases/latest/download`: the folder the release's files download from; null when the build does not know its repository.
-    pub url: Option<String>,
-}
-
-impl Release {
-    /// From the publishing workflow's `GITHUB_REPOSITORY` (`owner/name`).
-    /// The value is written into a shell line unescaped, so it is held to
-    /// the characters a repository name may have.
-    fn from_env() -> Release {
-        Release {
-            url: std::env::var("GITHUB_REPOSITORY")
-                .ok()
-                .filter(|r| repository_name(r))
-                .map(|r| format!("https://github.com/{r}/releases/latest/download")),
-        }
-    }
-}
-
-/// `owner/name`, each part letters, digits, `-`, `_` and `.` only.
-fn repository_name(r: &str) -> bool {
-    let part = |p: &str| {
-        !p.is_empty()
-            && p.len() <= 100
-            && p.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            && !p.starts_with('.')
-    };
-    matches!(r.split_once('/'), Some((owner, name)) if part(owner) && part(name))
-}
-
-#[cfg(test)]
-#[test]
-fn a_repository_name_is_only_a_repository_name() {
-    assert!(repository_name("acme/pagewalk"));
-    assert!(repository_name("a-b/c_d.e"));
-    for bad in [
-        "acme",
-        "acme/",
-        "/x",
-        "a/b/c",
-        "a/b;rm -rf",
-        "a/$(x)",
-        "a/b c",
-        "a/..",
-        "a/b\nc",
-    ] {
-        assert!(!repository_name(bad), "{bad}");
-    }
-}
-
 /// Published sources and the context key each is filed under.
 const SOURCES: [&str; 2] = ["R1", "R2"];
 
@@ -343,20 +81,25 @@ pub fn context(data: &DataSet) -> Context {
             views.fill(kind, run);
         }
     }
-    verdict::add(&mut views);
+    views.judge();
     // `r1.ft`, `r2.stair`, ...: each view from the source's file that
     // reports that experiment, null where the source has none.
-    let [r1, r2] = SOURCES.map(|source| {
+    let [mut r1, mut r2] = SOURCES.map(|source| {
         let mut views = Views::default();
         for &kind in Kind::ALL.iter() {
             if let Some(file) = data.reference_with(source, kind.name()) {
                 views.fill(kind, file);
             }
         }
-        verdict::add(&mut views);
+        views.judge();
         views
     });
-    let mut context = Context {
+    // The shown run's tables have R2's values beside its own; each
+    // source's own, nothing beside.
+    views.fill_rows(Some(&r2));
+    r1.fill_rows(None);
+    r2.fill_rows(None);
+    let context = Context {
         run: run.map(|r| run_info(r, data.own)),
         checks: checks::view(run),
         release: Release::from_env(),
@@ -367,76 +110,10 @@ pub fn context(data: &DataSet) -> Context {
         r2,
         whose: Whose::of(data),
     };
-    rows::add(&mut context);
     context
 }
 
 /// The JSON schema of the context: its keys and their doc comments.
 pub fn schema() -> schemars::Schema {
     schemars::schema_for!(Context)
-}
-
-fn run_info(run: &RunFile, own: bool) -> RunInfo {
-    let (id, started, quick) = match &run.provenance {
-        Provenance::Collector {
-            run_id,
-            started_utc,
-            quick,
-            ..
-        } => (run_id.clone(), UtcTime::parse(started_utc).ok(), *quick),
-        Provenance::Reference { name, .. } => (name.clone(), None, false),
-    };
-    RunInfo::new(id, started, quick, run.machine.as_ref(), own)
-}
-
-impl RunInfo {
-    fn new(
-        id: String,
-        started: Option<UtcTime>,
-        quick: bool,
-        machine: Option<&MachineContext>,
-        own: bool,
-    ) -> RunInfo {
-        RunInfo {
-            kind: if own {
-                "your machine"
-            } else {
-                "the example machine"
-            },
-            own,
-            id,
-            // The model has already refused a started_utc that is not a
-            // timestamp; a date is only ever printed from a parsed one.
-            date: started.map(|t| t.date()).unwrap_or_default(),
-            quick,
-            machine: machine.map(self::machine),
-            background: None,
-        }
-    }
-}
-
-fn machine(m: &MachineContext) -> Machine {
-    Machine {
-        cpu: m.cpu.model_name.clone(),
-        logical_cpus: m.cpu.logical_cpus,
-        kernel: m.kernel_release.clone(),
-        vm: m.virtualization.hypervisor_bit,
-        hypervisor: m.virtualization.hypervisor_vendor.clone(),
-        thp_enabled: m.thp.enabled.clone(),
-        thp_defrag: m.thp.defrag.clone(),
-        pmu: m.pmu.hardware_counters,
-        mem_total_mib: m.memory.mem_total_kib / 1024,
-        mthp_on: m.thp.sizes.as_ref().map(|sizes| {
-            sizes
-                .iter()
-                .filter(|s| s.enabled != "never")
-                .map(|s| MthpOn {
-                    size: translation::size(s.kib.saturating_mul(1024)),
-                    enabled: s.enabled.clone(),
-                })
-                .collect()
-        }),
-        mthp_sizes: m.thp.sizes.as_ref().map(Vec::len),
-        max_ptes_none: m.thp.max_ptes_none,
-    }
 }

@@ -1,12 +1,13 @@
 //! `noise` (and `r2.noise`): run-to-run noise, A vs A, and the levers.
 
+use pagewalk_model::judge::Order;
 use pagewalk_model::{ComparisonKind, Condition, NoiseBatch, RunFile, SchedLevers};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::latency::skipped;
-use super::rows::{ComparisonRow, NoiseRow};
-use super::verdict::hot_path::{LeverRow, NoiseVerdict};
+use super::latency::{key, skipped};
+
+mod judge;
 
 /// The noise view: the same workload in batches, pinned and not.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -105,6 +106,11 @@ pub struct Batch {
     pub max_ms: Option<f64>,
     /// Slowest / fastest run (R2 unpinned: 2.4).
     pub spread: Option<f64>,
+    /// Every run's time, ns, where the file kept them: what the judge
+    /// tests (not a template key).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub samples_ns: Vec<f64>,
     /// `spread - 1`, a fraction for `{{pct}}` (R2 pinned: ~0.01).
     pub spread_excess: Option<f64>,
     /// Coefficient of variation (fraction).
@@ -178,6 +184,98 @@ pub struct Levers {
     pub rows: Vec<LeverRow>,
 }
 
+/// What pinning did.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct NoiseVerdict {
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): the unpinned batch's median against the pinned one's, held against the pinned-vs-unpinned comparison's A-vs-A floor.
+    pub unpinned: Option<Order>,
+    /// The same for their scatter: each run's distance from its batch's median (a single spread each, slowest / fastest run, where the runs were not kept).
+    pub unpinned_spread: Option<Order>,
+}
+
+/// One lever as the isolation chapter's table shows it.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct LeverRow {
+    /// The lever, as code (`isolcpus=`).
+    pub lever: &'static str,
+    /// What was read (a CPU list, a mask); else null.
+    pub value: Option<String>,
+    /// Else the lever's state in words to print as they are (`permitted`, `not permitted`, `set`, `not set`, `available`, `not available`); null, like `value`, when the source recorded no levers.
+    pub state: Option<&'static str>,
+}
+
+/// A row of the noise chapter's batch table.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct NoiseRow {
+    /// The batch's KEY under `noise.batches`.
+    pub key: String,
+    /// Its name in the table (`pinned again`).
+    pub label: &'static str,
+    /// The batch on this source.
+    pub run: Option<Batch>,
+    /// The batch on R2 (null on `r2.noise` itself).
+    pub r2: Option<Batch>,
+}
+
+/// A row of the noise chapter's comparison table.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct ComparisonRow {
+    /// The comparison's KEY under `noise.comparisons`.
+    pub key: String,
+    /// Its name in the table (`pinned, pinned again (A against A)`).
+    pub label: &'static str,
+    /// The comparison on this source.
+    pub run: Option<ComparisonView>,
+    /// The comparison on R2 (null on `r2.noise` itself).
+    pub r2: Option<ComparisonView>,
+    /// What the run's difference is against its noise floor, in words to print: `inside the noise: nothing measured`, `outside the noise`, and `part of the floor` for A against A; null without the comparison.
+    pub verdict: Option<&'static str>,
+}
+
+impl Noise {
+    /// `rows` and `comparison_rows`, with R2's beside them (`r2`: null on
+    /// R2's own view).
+    pub fn fill_rows(&mut self, r2: Option<&Noise>) {
+        self.rows = [
+            (Condition::Pinned, "pinned"),
+            (Condition::Unpinned, "unpinned"),
+            (Condition::PinnedAgain, "pinned again"),
+            (Condition::Longer, "longer"),
+        ]
+        .iter()
+        .map(|&(c, label)| NoiseRow {
+            key: key(c.name()),
+            label,
+            run: self.batches.get(c).cloned(),
+            r2: r2.and_then(|n| n.batches.get(c)).cloned(),
+        })
+        .collect();
+        self.comparison_rows = [
+            (ComparisonKind::AVsA, "pinned, pinned again (A against A)"),
+            (ComparisonKind::PinnedVsUnpinned, "pinned, unpinned"),
+            (ComparisonKind::AVsLonger, "pinned, longer"),
+        ]
+        .iter()
+        .map(|&(k, label)| {
+            let run = self.comparisons.get(k).cloned();
+            let verdict = match run.as_ref().map(|c| c.inside_noise) {
+                _ if k == ComparisonKind::AVsA => Some("part of the floor"),
+                Some(true) => Some("inside the noise: nothing measured"),
+                Some(false) => Some("outside the noise"),
+                None => None,
+            };
+            ComparisonRow {
+                key: key(k.name()),
+                label,
+                run,
+                r2: r2.and_then(|n| n.comparisons.get(k)).cloned(),
+                verdict,
+            }
+        })
+        .collect();
+    }
+}
+
 pub fn view(run: &RunFile) -> Option<Noise> {
     let record = run.experiment(pagewalk_model::noise::EXPERIMENT)?;
     let n = run.noise();
@@ -233,6 +331,7 @@ fn batch(b: &NoiseBatch) -> Batch {
         min_ms: b.summary.map(|s| ms(s.min)),
         max_ms: b.summary.map(|s| ms(s.max)),
         spread: b.spread,
+        samples_ns: b.samples_ns.clone(),
         spread_excess: b.spread.map(|s| s - 1.0),
         cv: b.cv,
         migrated: b.migrated_runs,
@@ -263,5 +362,24 @@ fn levers(l: Option<&SchedLevers>) -> Levers {
         cpuset_partitions: l.and_then(|l| l.cpuset_partitions),
         cpuset_detail: s(|l| &l.cpuset_detail),
         rows: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+impl Batch {
+    /// A batch of runs: its median and spread, and each run's time (ns)
+    /// where the file kept them.
+    pub(crate) fn of_runs(ms: f64, spread: f64, samples_ns: &[f64]) -> Batch {
+        Batch {
+            skipped: None,
+            ms: Some(ms),
+            min_ms: None,
+            max_ms: None,
+            spread: Some(spread),
+            samples_ns: samples_ns.to_vec(),
+            spread_excess: None,
+            cv: None,
+            migrated: None,
+        }
     }
 }

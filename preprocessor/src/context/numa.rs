@@ -1,12 +1,11 @@
 //! `numa`: first-touch placement over NUMA nodes (R2 has no figures).
 
+use pagewalk_model::judge::pages::{node_share, split, NodeShare, Split};
 use pagewalk_model::{NumaResults, Placement, PlacementResult, RunFile};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::latency::skipped;
-use super::rows::NumaRow;
-use super::verdict::hot_path::NumaVerdict;
 
 /// The NUMA view.
 #[derive(Clone, Serialize, JsonSchema)]
@@ -82,6 +81,63 @@ pub struct NodePages {
     pub node: u32,
     /// Its pages.
     pub pages: u64,
+}
+
+/// Where one thread's first touch put the pages.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct NumaVerdict {
+    /// `one-node` when every page the one-thread placement put is on its fullest node, else `spread`.
+    pub one_thread: Option<NodeShare>,
+    /// `even` when, with one thread per node each writing its own share, no node holds more than one share (`numa.pages / numa.nodes`, rounded up), else `uneven`: some thread's pages went to another node.
+    pub parallel: Option<Split>,
+}
+
+/// A row of the NUMA placement table (no published source has NUMA figures).
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct NumaRow {
+    /// The placement's KEY under `numa.placements`.
+    pub key: &'static str,
+    /// Its name in the table (`parallel, one per node`).
+    pub label: &'static str,
+    /// The placement.
+    pub run: Option<PlacementView>,
+}
+
+impl Numa {
+    /// Files `verdict`: where the one thread's pages went, and whether one
+    /// thread per node kept to its own.
+    pub fn judge(&mut self) {
+        let one = self
+            .placements
+            .one_thread
+            .as_ref()
+            .and_then(|p| p.max_node_share)
+            .map(node_share);
+        let parallel = self.placements.parallel.as_ref().and_then(|p| {
+            let nodes = self.nodes? as u64;
+            Some(split(p.max_node_share?, self.pages?, nodes))
+        });
+        self.verdict = Some(NumaVerdict {
+            one_thread: one,
+            parallel,
+        });
+    }
+
+    /// `rows`: the placements in the chapter's order.
+    pub fn fill_rows(&mut self) {
+        self.rows = vec![
+            NumaRow {
+                key: "one_thread",
+                label: "one thread",
+                run: self.placements.one_thread.clone(),
+            },
+            NumaRow {
+                key: "parallel",
+                label: "parallel, one per node",
+                run: self.placements.parallel.clone(),
+            },
+        ];
+    }
 }
 
 pub fn view(run: &RunFile) -> Option<Numa> {

@@ -1,15 +1,19 @@
 //! `stair` (and `r2.stair`): the latency staircase.
 
+use pagewalk_model::judge::curves::{Curves, ExtraTime, Walks};
+use pagewalk_model::judge::pages::Backed;
+use pagewalk_model::judge::steps::{HalfPoint, ReachStep};
+use pagewalk_model::judge::Order;
 use pagewalk_model::{ChasePoint, Regime, RunFile};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::rows::AtRow;
 use super::translation::{
-    agreement, in_vm, joined, nearest, size, steps, AgreementView, Caches, Chase, Counters, Cpuid,
-    Gigantic, Placement, Record, StepCounts, StepView,
+    agreement, in_vm, joined, nearest, size, steps, AgreementView, AtRow, Caches, Chase, Counters,
+    Cpuid, Gigantic, Placement, Record, StepCounts, StepView,
 };
-use super::verdict::translation::StairVerdict;
+
+mod judge;
 
 /// The staircase view: ns per load against region size, one pointer per
 /// 64-byte line in a random cycle.
@@ -97,11 +101,30 @@ pub struct StairPoint {
 #[derive(Clone, Default, Serialize, JsonSchema)]
 pub struct Picked {
     /// `l1`, `l2`, `l3` only: `on-its-level` or `past-an-earlier-step`: whether more non-translation steps lie below the half-level point on the 4 KiB curve than the smaller caches account for.
-    pub verdict: Option<&'static str>,
+    pub verdict: Option<HalfPoint>,
     /// With `past-an-earlier-step`, the extra step's size (`4.47 MiB`); else null.
     pub early_step: Option<String>,
-    /// `slower`, `faster`, `within-noise`: the 4 KiB point against the huge-page point at that size (`slower`: 4 KiB pages cost more).
-    pub small_vs_huge: Option<&'static str>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): the 4 KiB point against the huge-page point at that size (`slower`: 4 KiB pages cost more).
+    pub small_vs_huge: Option<Order>,
+}
+
+/// What the staircase says.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct StairVerdict {
+    /// True when the L1 dTLB's 4 KiB reach is smaller than the L2 cache: data can sit in that cache while translations run out; null when either is unknown.
+    pub l1_reach_below_l2: Option<bool>,
+    /// The same for the L2 TLB against the L3 cache.
+    pub l2_reach_below_l3: Option<bool>,
+    /// `found`, `none`, `off-chart`: a translation step on the 4 KiB curve within a factor of two of the L2 TLB reach (`stair.cpuid.l2_4k`); `off-chart` when the largest region is below half of it.
+    pub l2_tlb_step: Option<ReachStep>,
+    /// `none`, `some`, `all`: `stair.huge_fraction_min`, the least-backed huge region of 2 MiB or more.
+    pub least_backed: Option<Backed>,
+    /// At the largest region, from the dTLB-miss counter (the generic event counts misses that needed a walk): `parts` when 4 KiB pages walked at least once per 100 loads and at least twice as often as huge pages, `both` when huge pages walked nearly as often, `neither` when 4 KiB pages hardly walked; null without the counter.
+    pub walks: Option<Walks>,
+    /// `apart` when at some region size the 4 KiB chase was slower than the huge-page chase beyond the repetitions' spread (the page size moved the curve, whatever the step detector paired); `together` when at none; null without a point that has both.
+    pub curves: Option<Curves>,
+    /// What the timed samples' fault counter (`stair.timed_faults_max`) and the walk counter say about the gap at the largest region: `faults-in-it` when any timed sample took a minor fault (the kernel is inside some timed loads); else, with the 4 KiB chase slower there, `translation` when `walks` is `parts` (the counter proves the walks) and `not-the-kernel` otherwise; `no-extra` when the 4 KiB chase was not slower.
+    pub extra_time: Option<ExtraTime>,
 }
 
 /// The picked points.
@@ -155,6 +178,27 @@ pub struct Published {
     pub region: Option<String>,
     /// Its ns per load in words: `12.0`, `12.0 rising to 24.0`, `15 to 100 more than the level before`; null when it gives none.
     pub latency: Option<String>,
+}
+
+impl Staircase {
+    /// `at_rows`: the picked points in the chapter's order.
+    pub fn fill_rows(&mut self) {
+        let at = &self.at;
+        self.at_rows = vec![
+            AtRow::of("l1", "half of L1d", &at.l1),
+            AtRow::of("l2", "half of L2", &at.l2),
+            AtRow::of("l3", "half of L3", &at.l3),
+            AtRow::of("largest", "largest", &at.largest),
+        ];
+    }
+
+    /// Both regimes at the region of `bytes`, where one was measured.
+    pub fn chase_at(&self, bytes: u64) -> Option<&Chase> {
+        self.points
+            .iter()
+            .find(|p| p.bytes == bytes)
+            .map(|p| &p.chase)
+    }
 }
 
 pub fn view(run: &RunFile) -> Option<Staircase> {

@@ -1,11 +1,12 @@
 //! `syscall` (and `r2.syscall`): the syscall floor.
 
+use pagewalk_model::judge::measured::batches;
+use pagewalk_model::judge::{self, Order, Repeated};
 use pagewalk_model::{RunFile, SyscallOp, SyscallOpResult};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::latency::{ratio, skipped, Stats};
-use super::verdict::hot_path::SyscallVerdict;
 
 /// The syscall view.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -100,6 +101,35 @@ pub struct MitigationView {
     pub active: bool,
 }
 
+/// What the syscall floor says.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct SyscallVerdict {
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): `getpid` against `clock_gettime`, over the min..max of their batches, min..p90 from 10 batches up (`slower`: the vDSO kept the clock in user space).
+    pub getpid_vs_clock: Option<Order>,
+}
+
+impl Op {
+    /// The call's cost as the judge reads it, over its batches
+    /// ([`judge::measured::batches`]: min..p90 from ten batches up).
+    fn repeated(&self) -> Option<Repeated> {
+        let s = &self.stats;
+        Some(batches(self.ns?, s.min, s.max, s.p90, s.n))
+    }
+}
+
+impl Syscall {
+    /// Files `verdict.getpid_vs_clock`: a real syscall against the vDSO
+    /// clock, over the spread of their batches, with the run's A-vs-A
+    /// `floor`.
+    pub fn judge(&mut self, floor: Option<f64>) {
+        let cost = |op: &Option<Op>| op.as_ref().and_then(Op::repeated);
+        let v = cost(&self.ops.getpid)
+            .zip(cost(&self.ops.clock_gettime))
+            .map(|(a, b)| judge::order(&a, &b, floor).order);
+        self.verdict = Some(SyscallVerdict { getpid_vs_clock: v });
+    }
+}
+
 pub fn view(run: &RunFile) -> Option<Syscall> {
     let record = run.experiment(pagewalk_model::syscall::EXPERIMENT)?;
     let s = run.syscall();
@@ -151,5 +181,83 @@ fn op(r: &SyscallOpResult) -> Op {
         label: r.op.label(),
         calls_per_batch: r.calls_per_batch,
         detail: r.detail.clone(),
+    }
+}
+
+#[cfg(test)]
+impl Op {
+    /// A call's cost over `n` batches: median, fastest and slowest batch.
+    pub(crate) fn of_batches(n: u64, ns: f64, min: f64, max: f64) -> Op {
+        Op {
+            stats: Stats {
+                n: Some(n),
+                min: Some(min),
+                max: Some(max),
+                ..Stats::default()
+            },
+            ns: Some(ns),
+            skipped: None,
+            label: "",
+            calls_per_batch: None,
+            batches: None,
+            detail: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_preempted_clock_batch_does_not_hide_a_3x_gap() {
+        // Quick runs on an Intel guest: getpid 105 ns (batches 104-114 up to
+        // p90), clock_gettime 27 ns with one batch the host preempted at 433 ns.
+        let batches = |n: u64, ns: f64, min: f64, p90: f64, max: f64| {
+            let mut o = Op::of_batches(n, ns, min, max);
+            o.stats.p90 = Some(p90);
+            o
+        };
+        let judge = |getpid: Op, clock: Op| {
+            let mut s = Syscall {
+                ops: Ops {
+                    getpid: Some(getpid),
+                    clock_gettime: Some(clock),
+                    ..Ops::default()
+                },
+                ..Syscall::default()
+            };
+            s.judge(None);
+            s.verdict.unwrap().getpid_vs_clock
+        };
+        let getpid = || batches(30, 105.2, 104.2, 113.5, 2114.7);
+        assert_eq!(
+            judge(getpid(), batches(30, 27.2, 26.7, 28.5, 433.1)),
+            Some(Order::Slower)
+        );
+        // Its 90th percentile inside getpid's range: the ranges overlap, so
+        // with only the ranges kept the rank test cannot confirm the 4x gap
+        // between the medians (no floor here): unstable, not a difference.
+        assert_eq!(
+            judge(getpid(), batches(30, 27.2, 26.7, 110.0, 433.1)),
+            Some(Order::Unstable)
+        );
+        // Five batches: every one counts, the slowest included, so the one
+        // preempted batch makes the ranges overlap: unstable.
+        assert_eq!(
+            judge(
+                batches(5, 105.2, 104.2, 113.5, 2114.7),
+                batches(5, 27.2, 26.7, 28.5, 433.1)
+            ),
+            Some(Order::Unstable)
+        );
+        // Without that batch the five are apart: slower.
+        assert_eq!(
+            judge(
+                batches(5, 105.2, 104.2, 113.5, 113.5),
+                batches(5, 27.2, 26.7, 28.5, 28.5)
+            ),
+            Some(Order::Slower)
+        );
     }
 }

@@ -1,11 +1,17 @@
 //! `tail` (and `r2.tail`): per-iteration tails, as written and pre-faulted.
 
+use pagewalk_model::judge::counts::{
+    count_against, none_or_some, per_page, percentile_band, Count, NoneOrSome, PerPage,
+    PercentileBand,
+};
+use pagewalk_model::judge::measured::order;
+use pagewalk_model::judge::tail::{p999_cause, P999Cause};
+use pagewalk_model::judge::{Measured, Noise, Order};
 use pagewalk_model::{RunFile, Stat, TailRepetition, TailVariant, TailVariantResult};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::latency::{failed_checks, ratio, skipped, FailedCheck, Stats};
-use super::verdict::hot_path::TailVerdict;
 
 /// The pre-faulted variant a chapter compares with, in order of preference.
 const HEADLINE: [TailVariant; 4] = [
@@ -119,6 +125,72 @@ pub struct Variant {
     pub max_rep_max: Option<f64>,
 }
 
+/// What the tail says: as written against the pre-faulted headline.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct TailVerdict {
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): as written against `tail.prefaulted`, p50 (single figures: the A-vs-A floor decides).
+    pub p50: Option<Order>,
+    /// The same for p99.9, held against the spread of the repetitions' own figures (`.p999_rep_min`/`_max` of each variant).
+    pub p999: Option<Order>,
+    /// The same for the mean (`.mean_rep_min`/`_max`).
+    pub mean: Option<Order>,
+    /// The pre-faulted maximum against the as-written p99.9 (`slower`: outliers beyond it survived pre-faulting).
+    pub outliers: Option<Order>,
+    /// `above-p99`, `between-p99-and-p999`, `below-p999`: `tail.fault_share` against the shares p99 and p99.9 stand for.
+    pub fault_share: Option<PercentileBand>,
+    /// `as-expected`, `more`, `fewer`: as-written hot-loop faults against `tail.pages`.
+    pub faults: Option<Count>,
+    /// `exact`, `about-one-per-page`, `more`, `fewer`: the same count, allowing as many extra as the most any pre-faulted repetition's loop took over memory already present (`tail.prefault_faults_max`).
+    pub per_page: Option<PerPage>,
+    /// `none`, `some`: did any pre-faulted repetition's hot loop take a minor fault (`tail.prefault_faults_max`)? `none` rules faults out of the pre-faulted variants' slow iterations.
+    pub prefaulted_faults: Option<NoneOrSome>,
+    /// `faults`, `not-faults`, `unproved`: what the fault counter says about the as-written p99.9. `faults` when pre-faulting took faults out of the loop, one iteration in a thousand or more meets a fresh page (`fault_share`), and the p99.9 fell beyond the spread (`p999` is `slower`); `not-faults` when the faults went and the p99.9 did not fall; `unproved` when the counter did not fall or faulting iterations are too rare to be the p99.9.
+    pub p999_cause: Option<P999Cause>,
+}
+
+impl Tail {
+    /// Files `verdict`: as written against the pre-faulted headline, each
+    /// statistic against the spread of its repetitions where they were
+    /// kept.
+    pub fn judge(&mut self, noise: Noise) {
+        let (Some(written), Some(pre)) =
+            (self.variants.as_written.as_ref(), self.prefaulted.as_ref())
+        else {
+            return;
+        };
+        // Each figure with the spread of the repetitions' own figures.
+        let p999 = |v: &Variant| Measured::ranged(v.stats.p999, v.p999_rep_min, v.p999_rep_max);
+        let mean = |v: &Variant| Measured::ranged(v.stats.mean, v.mean_rep_min, v.mean_rep_max);
+        let max = |v: &Variant| Measured::ranged(v.stats.max, v.max_rep_min, v.max_rep_max);
+        let compare =
+            |a: Option<Measured>, b: Option<Measured>| a.zip(b).map(|(a, b)| order(a, b, noise));
+        let p999_order = compare(p999(written), p999(pre));
+        let band = self.fault_share.map(percentile_band);
+        let counted = written.faults.zip(self.pages);
+        let allowance = self.prefault_faults_max.unwrap_or(0.0);
+        self.verdict = Some(TailVerdict {
+            p50: compare(
+                written.stats.p50.map(Measured::single),
+                pre.stats.p50.map(Measured::single),
+            ),
+            p999: p999_order,
+            mean: compare(mean(written), mean(pre)),
+            outliers: compare(max(pre), p999(written)),
+            fault_share: band,
+            faults: counted.map(|(f, p)| count_against(f, p as f64)),
+            per_page: counted.map(|(f, p)| per_page(f, p as f64, allowance)),
+            prefaulted_faults: self.prefault_faults_max.map(none_or_some),
+            p999_cause: match (p999_order, band) {
+                (Some(order), Some(band)) => written
+                    .faults
+                    .zip(self.prefault_faults_max)
+                    .map(|(w, pre)| p999_cause(order, band, w, pre)),
+                _ => None,
+            },
+        });
+    }
+}
+
 pub fn view(run: &RunFile) -> Option<Tail> {
     let record = run.experiment(pagewalk_model::tail::EXPERIMENT)?;
     let t = run.tail();
@@ -194,5 +266,37 @@ fn variant(v: &TailVariantResult) -> Variant {
         mean_rep_max,
         max_rep_min,
         max_rep_max,
+    }
+}
+
+/// A figure of a variant: (lowest repetition, merged figure, highest
+/// repetition).
+#[cfg(test)]
+pub(crate) type Figure = Option<(f64, f64, f64)>;
+
+#[cfg(test)]
+impl Variant {
+    /// A variant: p50, then p99.9, mean and maximum each as a [`Figure`].
+    pub(crate) fn of_figures(p50: f64, p999: Figure, mean: Figure, max: Figure) -> Variant {
+        Variant {
+            stats: Stats {
+                p50: Some(p50),
+                p999: p999.map(|f| f.1),
+                mean: mean.map(|f| f.1),
+                max: max.map(|f| f.1),
+                ..Stats::default()
+            },
+            skipped: None,
+            label: "",
+            faults: None,
+            faults_max: None,
+            prepare_ns: None,
+            p999_rep_min: p999.map(|f| f.0),
+            p999_rep_max: p999.map(|f| f.2),
+            mean_rep_min: mean.map(|f| f.0),
+            mean_rep_max: mean.map(|f| f.2),
+            max_rep_min: max.map(|f| f.0),
+            max_rep_max: max.map(|f| f.2),
+        }
     }
 }

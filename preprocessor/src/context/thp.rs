@@ -1,12 +1,14 @@
 //! `thp` (and `r2.thp`): 4 KiB vs huge pages at large sizes, and what the
 //! kernel granted.
 
+use pagewalk_model::judge::measured::cross_check;
+use pagewalk_model::judge::pages::{granted, Backed};
+use pagewalk_model::judge::{self, Agreement, Measured, Noise, Order};
 use pagewalk_model::{RunFile, ThpSize};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::translation::{size, Chase, Counters, Record};
-use super::verdict::thp::CrossCheck;
 
 /// The THP view.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -75,10 +77,10 @@ pub struct Size {
     pub collapse_errno: Option<String>,
     /// A source's words about it (R2).
     pub note: Option<String>,
-    /// `slower`, `faster`, `within-noise`: 4 KiB against huge pages at that size.
-    pub small_vs_huge: Option<&'static str>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): 4 KiB against huge pages at that size.
+    pub small_vs_huge: Option<Order>,
     /// `all`, `some`, `none`: `huge_fraction` against the size's 2 MiB windows, as for `ft`.
-    pub granted: Option<&'static str>,
+    pub granted: Option<Backed>,
 }
 
 /// `MADV_COLLAPSE` over the sizes.
@@ -123,6 +125,68 @@ pub struct Hugetlb {
     pub text: Option<String>,
     /// The errno name.
     pub errno: Option<String>,
+}
+
+/// The same configuration measured by two experiments.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct CrossCheck {
+    /// The size (`thp.medium`'s).
+    pub size: String,
+    /// The staircase's 4 KiB point there, median ns per load.
+    pub stair_ns: f64,
+    /// Its fastest repetition.
+    pub stair_ns_min: f64,
+    /// Its slowest repetition.
+    pub stair_ns_max: f64,
+    /// `thp`'s own 4 KiB figure there.
+    pub thp_ns: f64,
+    /// Its fastest repetition.
+    pub thp_ns_min: f64,
+    /// Its slowest repetition.
+    pub thp_ns_max: f64,
+    /// `agree` unless the judge (`judge::order`) finds the two differ: separated ranges beyond the A-vs-A floor.
+    pub verdict: Agreement,
+}
+
+impl Thp {
+    /// Files `sizes[].small_vs_huge` and `.granted` (also under `medium`,
+    /// `large`), and `cross_check` against `stair`, the staircase's points
+    /// at `thp.medium`'s size (`both`: the noise of the two experiments
+    /// together).
+    pub fn judge(&mut self, noise: Noise, stair: Option<&Chase>, both: Noise) {
+        self.cross_check = self.cross_check(stair, both);
+        let one = |s: &mut Size| {
+            s.small_vs_huge = s.chase.small_vs_huge(noise);
+            let windows = (s.bytes as f64 / (2u64 << 20) as f64) as u64;
+            s.granted = s.huge_fraction.map(|f| granted(f, windows));
+        };
+        self.sizes.iter_mut().for_each(one);
+        self.medium.iter_mut().for_each(one);
+        self.large.iter_mut().for_each(one);
+    }
+
+    /// The staircase's 4 KiB point at the size of the first `thp` region
+    /// (`stair`), against the `thp` experiment's own 4 KiB figure there.
+    fn cross_check(&self, stair: Option<&Chase>, noise: Noise) -> Option<CrossCheck> {
+        let size = self.medium.as_ref()?;
+        let point = stair?;
+        let small = |c: &Chase| Measured::ranged(c.small_ns, c.small_ns_min, c.small_ns_max);
+        let (a, b) = (small(point)?, small(&size.chase)?);
+        let verdict = match (point.repeated(0, noise), size.chase.repeated(0, noise)) {
+            (Some(x), Some(y)) => judge::cross_check(&x, &y, noise.floor),
+            _ => cross_check(a, b, noise),
+        };
+        Some(CrossCheck {
+            size: size.size.clone(),
+            stair_ns: a.median,
+            stair_ns_min: a.min,
+            stair_ns_max: a.max,
+            thp_ns: b.median,
+            thp_ns_min: b.min,
+            thp_ns_max: b.max,
+            verdict,
+        })
+    }
 }
 
 pub fn view(run: &RunFile) -> Option<Thp> {

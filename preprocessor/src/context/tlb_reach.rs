@@ -1,15 +1,16 @@
 //! `tlb` (experiment `tlb-reach`): one line per page, translation alone.
 
+use pagewalk_model::judge::measured::order_of;
+use pagewalk_model::judge::steps::{rise_cause, RiseCause};
+use pagewalk_model::judge::{Noise, Order};
 use pagewalk_model::RunFile;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::rows::{AtRow, CpuidRow};
 use super::translation::{
-    agreement, in_vm, joined, size, steps, AgreementView, Caches, Chase, Counters, Cpuid, Record,
-    StepCounts, StepView,
+    agreement, below, in_vm, joined, size, steps, AgreementView, AtRow, Caches, Chase, Counters,
+    Cpuid, Record, StepCounts, StepView, TlbLevelReach,
 };
-use super::verdict::translation::TlbVerdict;
 
 const LINE: u64 = 64;
 const PAGE: u64 = 4096;
@@ -91,6 +92,99 @@ pub struct TlbAt {
     pub l2: Option<TlbPoint>,
     /// The largest count measured.
     pub beyond: Option<TlbPoint>,
+}
+
+/// What the TLB-reach curves say past the L2 TLB.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct TlbVerdict {
+    /// As for `stair`.
+    pub l1_reach_below_l2: Option<bool>,
+    /// As for `stair`.
+    pub l2_reach_below_l3: Option<bool>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): the 4 KiB curve's point at `tlb.at.beyond` against `tlb.at.l2` (`slower`: it rose); null when the two are the same point.
+    pub beyond_small: Option<Order>,
+    /// The same for the huge-page curve.
+    pub beyond_huge: Option<Order>,
+    /// `translation` when only the 4 KiB curve rose, `shared` when the huge-page curve rose too, `unclear` when the 4 KiB curve rose but the huge-page curve's repetitions cannot say, `none` when the 4 KiB curve did not.
+    pub rise: Option<RiseCause>,
+}
+
+/// A row of the TLB-reach chapter's CPUID table.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct CpuidRow {
+    /// The level's KEY under `VIEW.cpuid`.
+    pub key: &'static str,
+    /// Its name in the table (`L1 dTLB, 4 KiB pages`).
+    pub label: &'static str,
+    /// The level on this source.
+    pub run: Option<TlbLevelReach>,
+    /// R2's (from `r2.stair.cpuid`: R2 has no `tlb-reach`; null on R2's own views).
+    pub r2: Option<TlbLevelReach>,
+}
+
+impl TlbReach {
+    /// Each step's `match`, and `tlb.verdict`: did each curve rise from the
+    /// last point within the L2 TLB to the largest count, and what that
+    /// says.
+    pub fn judge(&mut self, noise: Noise) {
+        steps::judge(&mut self.steps, &mut self.step_counts);
+        let rose = |regime: usize| {
+            let (from, to) = (self.at.l2.as_ref()?, self.at.beyond.as_ref()?);
+            if from.pages == to.pages {
+                return None;
+            }
+            order_of(
+                to.chase.repeated(regime, noise),
+                from.chase.repeated(regime, noise),
+                noise,
+            )
+        };
+        let (small, huge) = (rose(0), rose(1));
+        let (l1, l2) = below(&self.cpuid, &self.caches);
+        self.verdict = Some(TlbVerdict {
+            l1_reach_below_l2: l1,
+            l2_reach_below_l3: l2,
+            beyond_small: small,
+            beyond_huge: huge,
+            rise: small.zip(huge).map(|(s, h)| rise_cause(s, h)),
+        });
+    }
+
+    /// `at_rows`, and `cpuid_rows` with R2's levels beside (`r2_cpuid`, from
+    /// R2's staircase: R2 published its TLB figures with it, and no
+    /// `tlb-reach`).
+    pub fn fill_rows(&mut self, r2_cpuid: Option<&Cpuid>) {
+        let at = &self.at;
+        self.at_rows = vec![
+            AtRow::of("few", "fewest pages", &at.few),
+            AtRow::of("l1", "most pages within the L1 dTLB", &at.l1),
+            AtRow::of("l2", "most pages within the L2 TLB", &at.l2),
+            AtRow::of("beyond", "most pages measured", &at.beyond),
+        ];
+        self.cpuid_rows = cpuid_rows(&self.cpuid, r2_cpuid);
+    }
+}
+
+/// One per TLB level, in the chapter's order.
+fn cpuid_rows(run: &Cpuid, r2: Option<&Cpuid>) -> Vec<CpuidRow> {
+    type Level = fn(&Cpuid) -> &Option<TlbLevelReach>;
+    let levels: [(&str, &str, Level); 6] = [
+        ("l1d_4k", "L1 dTLB, 4 KiB pages", |c| &c.l1d_4k),
+        ("l2_4k", "L2 TLB, 4 KiB pages", |c| &c.l2_4k),
+        ("l1d_2m", "L1 dTLB, 2 MiB pages", |c| &c.l1d_2m),
+        ("l2_2m", "L2 TLB, 2 MiB pages", |c| &c.l2_2m),
+        ("l1d_1g", "L1 dTLB, 1 GiB pages", |c| &c.l1d_1g),
+        ("l2_1g", "L2 TLB, 1 GiB pages", |c| &c.l2_1g),
+    ];
+    levels
+        .iter()
+        .map(|&(key, label, level)| CpuidRow {
+            key,
+            label,
+            run: level(run).clone(),
+            r2: r2.and_then(|c| level(c).clone()),
+        })
+        .collect()
 }
 
 pub fn view(run: &RunFile) -> Option<TlbReach> {

@@ -2,19 +2,22 @@
 //! a chase point's keys, CPUID and cache geometry, steps, agreement,
 //! counters and checks. Every key is always present, null when absent.
 
+use pagewalk_model::judge::{measured, Noise, Order, Repeated};
 use pagewalk_model::{
-    Agreement, ChasePoint, Curve, ExperimentRecord, Geometry, Regime, RunFile, Step, StepKind,
+    Agreement, ChasePoint, Curve, ExperimentRecord, Geometry, Regime, RunFile, StepKind,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
 
 pub(super) mod counters;
 mod pages;
+pub(super) mod steps;
 
 pub use super::latency::FailedCheck;
 pub use counters::Counters;
 pub use pages::{Gigantic, Placement};
 pub use pagewalk_figures::size_label as size;
+pub use steps::{steps, StepCounts, StepView};
 
 /// The skip reason, the duration and the checks: the keys every view has.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -62,6 +65,11 @@ pub struct Chase {
     pub huge_ns_max: Option<f64>,
     /// dTLB load misses per load on huge pages.
     pub huge_dtlb_per_load: Option<f64>,
+    /// Each regime's point as the judge reads it (`ChasePoint::repeated`,
+    /// the input `collector compare` uses too); not a template key.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub judged: [Option<pagewalk_model::judge::Repeated>; 2],
 }
 
 impl Chase {
@@ -77,7 +85,30 @@ impl Chase {
             huge_ns_min: h.map(|s| s.min),
             huge_ns_max: h.map(|s| s.max),
             huge_dtlb_per_load: huge.and_then(ChasePoint::dtlb_misses_per_load),
+            judged: [
+                small.map(ChasePoint::repeated),
+                huge.map(ChasePoint::repeated),
+            ],
         }
+    }
+
+    /// The 4 KiB (`0`) or huge-page (`1`) figure as the judge reads it:
+    /// the point's own repetitions where the view kept them, else its
+    /// range with the run's repetitions.
+    pub fn repeated(&self, regime: usize, noise: Noise) -> Option<Repeated> {
+        if let Some(r) = &self.judged[regime] {
+            return Some(r.clone());
+        }
+        let m = match regime {
+            0 => measured::Measured::ranged(self.small_ns, self.small_ns_min, self.small_ns_max),
+            _ => measured::Measured::ranged(self.huge_ns, self.huge_ns_min, self.huge_ns_max),
+        }?;
+        Some(m.repeated(noise))
+    }
+
+    /// 4 KiB against huge pages at this point, over their repetitions.
+    pub fn small_vs_huge(&self, noise: Noise) -> Option<Order> {
+        measured::order_of(self.repeated(0, noise), self.repeated(1, noise), noise)
     }
 }
 
@@ -212,112 +243,6 @@ impl Caches {
     }
 }
 
-/// A bend the step detector found.
-#[derive(Clone, Serialize, JsonSchema)]
-pub struct StepView {
-    /// The curve: `small` (4 KiB pages), `huge` or `gigantic` (1 GiB pages).
-    pub regime: &'static str,
-    /// Where, in bytes (`stair`) or pages (`tlb`).
-    pub x: f64,
-    /// The same as text (`1 MiB`, `96 pages`).
-    pub at: String,
-    /// `cache` (stays put with huge pages), `translation` (moves, vanishes, or lands at a clearly different latency with huge pages) or `unclassified` (the other regime could not tell).
-    pub kind: &'static str,
-    /// The known size within a factor of two it matches, one of the same kind first (`L2 cache (1 MiB)`, `L1 dTLB reach (72 × 4 KiB = 288 KiB)`), or what is known of it when none matches (see `match`).
-    pub label: String,
-    /// What that known size is (`cache` or `translation`); null when nothing is near. It differs from `kind` when, say, an L1 dTLB reach's step stays put with huge pages in a VM whose host backs guest huge pages with 4 KiB pages.
-    pub near_kind: Option<&'static str>,
-    /// The plateau before it, from each point's fastest repetition (interference only adds time), ns.
-    pub ns_before: f64,
-    /// The plateau after it, ns.
-    pub ns_after: f64,
-    /// `ns_after / ns_before`.
-    pub rise: f64,
-    /// `matches` (a known size within a factor of two); for a step that stayed put, `as-other-regime` (the other regime's step near it matches one) or `both-regimes` (that matches nothing either: its label reads "no known size near it"); else `unmatched` (labels say "matches no TLB reach" / "matches no known size").
-    #[serde(rename = "match")]
-    pub matched: Option<&'static str>,
-    /// The table's "curve" cell: `4 KiB pages`, `huge pages` or `1 GiB pages`.
-    pub curve: &'static str,
-    /// The table's "behaved like" cell: `kind`, or `both regimes, matches no cache size` for a `both-regimes` step.
-    pub behaved: &'static str,
-    /// The table's "which is a" cell: `TLB reach`, `cache size` or `(none)`.
-    pub near: &'static str,
-}
-
-/// Steps of the 4 KiB curve, by kind.
-#[derive(Clone, Default, Serialize, JsonSchema)]
-pub struct StepCounts {
-    /// Cache steps (less those in both regimes).
-    pub cache: usize,
-    /// Translation steps.
-    pub translation: usize,
-    /// Unclassified steps (less those in both regimes).
-    pub unclassified: usize,
-    /// Steps that are `both-regimes`: taken out of the `cache` / `unclassified` counts.
-    pub both_regimes: usize,
-}
-
-/// `steps` and `step_counts`; `at` writes an x as text.
-pub fn steps(steps: &[Step], at: fn(f64) -> String) -> (Vec<StepView>, StepCounts) {
-    let list = steps
-        .iter()
-        .map(|s| {
-            let label = match &s.matches {
-                Some(m) => m.clone(),
-                None => match s.kind {
-                    StepKind::Cache => "a cache level".into(),
-                    StepKind::Translation => "a TLB level".into(),
-                    StepKind::Unclassified => "an unclassified step".into(),
-                },
-            };
-            StepView {
-                regime: s.regime.name(),
-                x: s.at_x,
-                at: at(s.at_x),
-                kind: kind_name(s.kind),
-                label,
-                near_kind: s.matches_kind.map(kind_name),
-                ns_before: s.ns_before,
-                ns_after: s.ns_after,
-                rise: s.ns_after / s.ns_before,
-                matched: None,
-                curve: match s.regime {
-                    Regime::Small => "4 KiB pages",
-                    Regime::Huge => "huge pages",
-                    Regime::Gigantic => "1 GiB pages",
-                },
-                behaved: kind_name(s.kind),
-                near: match s.matches_kind {
-                    Some(StepKind::Translation) => "TLB reach",
-                    Some(_) => "cache size",
-                    None => "(none)",
-                },
-            }
-        })
-        .collect();
-    let count = |k| {
-        steps
-            .iter()
-            .filter(|s| s.regime == Regime::Small && s.kind == k)
-            .count()
-    };
-    let counts = StepCounts {
-        cache: count(StepKind::Cache),
-        translation: count(StepKind::Translation),
-        unclassified: count(StepKind::Unclassified),
-        both_regimes: 0,
-    };
-    (list, counts)
-}
-
-fn kind_name(k: StepKind) -> &'static str {
-    match k {
-        StepKind::Cache => "cache",
-        StepKind::Translation => "translation",
-        StepKind::Unclassified => "unclassified",
-    }
-}
-
 /// Each bend CPUID and sysfs predict, set against the measured steps.
 #[derive(Clone, Default, Serialize, JsonSchema)]
 pub struct AgreementView {
@@ -358,7 +283,7 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Agreem
             expected_text: at(a.expected_x),
             found: a.found_x,
             found_text: a.found_x.map(at),
-            found_kind: a.found_kind.map(kind_name),
+            found_kind: a.found_kind.map(steps::kind_name),
             agrees: a.agrees,
         })
         .collect();
@@ -400,6 +325,46 @@ pub fn agreement(items: &[Agreement], at: fn(f64) -> String, vm: bool) -> Agreem
         items: list,
         all,
         text,
+    }
+}
+
+/// Whether each TLB reach (4 KiB pages) falls short of the cache level
+/// after it: the L1 dTLB against L2, the L2 TLB against L3 (null when
+/// unknown). Where it does, data can sit in that cache while translations
+/// run out.
+pub fn below(cpuid: &Cpuid, caches: &Caches) -> (Option<bool>, Option<bool>) {
+    let cmp = |reach: Option<u64>, size: Option<u64>| reach.zip(size).map(|(r, s)| r < s);
+    (
+        cmp(
+            cpuid.l1d_4k.as_ref().map(|r| r.reach_bytes),
+            caches.l2.as_ref().map(|c| c.bytes),
+        ),
+        cmp(
+            cpuid.l2_4k.as_ref().map(|r| r.reach_bytes),
+            caches.l3.as_ref().map(|c| c.bytes),
+        ),
+    )
+}
+
+/// A row for one of the points a view picks out (`stair.at`, `tlb.at`).
+#[derive(Clone, Serialize, JsonSchema)]
+#[schemars(rename = "AtRow_of_{T}")]
+pub struct AtRow<T> {
+    /// The point's KEY under `VIEW.at`.
+    pub key: &'static str,
+    /// Its name in the table (`half of L1d`, `most pages within the L2 TLB`).
+    pub label: &'static str,
+    /// The point, as under `VIEW.at`; null where there is none.
+    pub point: Option<T>,
+}
+
+impl<T: Clone> AtRow<T> {
+    pub fn of(key: &'static str, label: &'static str, point: &Option<T>) -> AtRow<T> {
+        AtRow {
+            key,
+            label,
+            point: point.clone(),
+        }
     }
 }
 

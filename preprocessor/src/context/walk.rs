@@ -1,12 +1,15 @@
 //! `walk`: one load per page at strides that spread the walk's entries out
 //! level by level, on 4 KiB pages and on huge pages.
 
+use pagewalk_model::judge::curves::levels_slower;
+use pagewalk_model::judge::measured::order;
+use pagewalk_model::judge::{Measured, Noise, Order};
 use pagewalk_model::{Regime, RunFile, WalkPoint, WalkResults};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::translation::counters::why_failed;
 use super::translation::{size, Record};
-use super::verdict::walk::WalkVerdict;
 
 const KIB: u64 = 1024;
 const STRIDES: [u64; 4] = [4 * KIB, 32 * KIB, 2 << 20, 1 << 30];
@@ -117,6 +120,62 @@ pub struct Row {
     pub huge: Option<Point>,
 }
 
+/// Each null where its inputs are absent.
+#[derive(Clone, Default, Serialize, JsonSchema)]
+pub struct WalkVerdict {
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): 4 KiB pages at the 4 KiB stride against huge pages at the same stride (the same lines, no walk): what a walk whose entries share cache lines adds (repetition ranges, else the A-vs-A floor).
+    pub shared_walk: Option<Order>,
+    /// 4 KiB pages, 32 KiB stride against 4 KiB: each last-level entry in a line of its own.
+    pub own_line: Option<Order>,
+    /// 2 MiB against 32 KiB: a page-table page each.
+    pub own_table: Option<Order>,
+    /// 1 GiB against 2 MiB: a page-directory page each.
+    pub own_directory: Option<Order>,
+    /// How many of `own_line`, `own_table`, `own_directory` were `slower`.
+    pub levels_slower: Option<u32>,
+    /// The 1 GiB stride's extra ns over the 4 KiB stride's (both against the no-walk baseline).
+    pub widest_over_shared: Option<f64>,
+    /// An order: 4 KiB pages against huge pages at the 2 MiB stride.
+    pub huge_2m: Option<Order>,
+}
+
+impl Walk {
+    /// Files `verdict`: what a walk cost where its entries share lines,
+    /// and at which stride each further level of the walk started to cost
+    /// more (nothing for a skipped run).
+    pub fn judge(&mut self, noise: Noise) {
+        if self.record.skipped.is_some() {
+            return;
+        }
+        let measured = |p: Option<&Point>| {
+            let p = p?;
+            Measured::ranged(p.ns, p.ns_min, p.ns_max)
+        };
+        let cmp = |a: Option<&Point>, b: Option<&Point>| {
+            measured(a)
+                .zip(measured(b))
+                .map(|(a, b)| order(a, b, noise))
+        };
+        let s = &self.small;
+        let own_line = cmp(s.s32k.as_ref(), s.s4k.as_ref());
+        let own_table = cmp(s.s2m.as_ref(), s.s32k.as_ref());
+        let own_directory = cmp(s.s1g.as_ref(), s.s2m.as_ref());
+        let extra = |p: &Option<Point>| p.as_ref().and_then(|p| p.extra_ns);
+        self.verdict = Some(WalkVerdict {
+            shared_walk: cmp(s.s4k.as_ref(), self.huge.s4k.as_ref()),
+            own_line,
+            own_table,
+            own_directory,
+            levels_slower: levels_slower(&[own_line, own_table, own_directory]),
+            widest_over_shared: extra(&s.s1g)
+                .zip(extra(&s.s4k))
+                .filter(|(_, shared)| *shared > 0.0)
+                .map(|(wide, shared)| wide / shared),
+            huge_2m: cmp(s.s2m.as_ref(), self.huge.s2m.as_ref()),
+        });
+    }
+}
+
 pub fn view(file: &RunFile) -> Option<Walk> {
     let record = file.experiment(pagewalk_model::walk::EXPERIMENT)?;
     let rec = Record::of(record);
@@ -153,7 +212,7 @@ pub fn view(file: &RunFile) -> Option<Walk> {
         huge_reach_needs: w.l2_tlb_entries_2m.map(|e| size(u64::from(e) * (2 << 20))),
         counters: Some(w.counters.detail.clone()),
         counters_why: (!w.counters.dtlb_misses && w.counters.walk_events.is_empty())
-            .then(|| super::translation::counters::why_failed(&w.counters.detail)),
+            .then(|| why_failed(&w.counters.detail)),
         dtlb_counted: Some(w.counters.dtlb_misses),
         walk_events: Some(!w.counters.walk_events.is_empty()),
         rows: rows(w, &small, &huge),

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::helpers::escape_text;
 
-use super::ARROW_HEAD;
+use super::arrow::ARROW_HEAD;
 
 /// A box of the malloc flow: position, size, colour and its lines.
 struct FlowBox {

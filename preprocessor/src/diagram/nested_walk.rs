@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::ARROW_HEAD;
+use super::arrow::ARROW_HEAD;
 
 /// Row labels of the nested walk: the guest-physical address each row
 /// translates, and what is read once it is translated.

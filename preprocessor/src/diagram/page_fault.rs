@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::helpers::escape_text;
 
-use super::ARROW_HEAD;
+use super::arrow::ARROW_HEAD;
 
 /// The seven steps, who runs each, and the words in its box.
 const FAULT_STEPS: [(&str, &str, &str); 7] = [

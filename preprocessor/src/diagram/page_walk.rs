@@ -6,7 +6,8 @@ use std::fmt::Write;
 
 use crate::helpers::escape_text;
 
-use super::{decode, Decoded, PageSize, ARROW_HEAD};
+use super::arrow::ARROW_HEAD;
+use super::{decode, Decoded, PageSize};
 
 /// The address the static page walk decodes: a typical user-space stack
 /// address, so every index is non-trivial.

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::helpers::escape_text;
 use serde_json::Value;
 
-use super::ARROW_HEAD;
+use super::arrow::ARROW_HEAD;
 
 /// The levels a translation is looked up in, top down: name, what a hit
 /// costs in words, and the `tlb.cpuid` keys whose entries it holds.

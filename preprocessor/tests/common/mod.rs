@@ -25,6 +25,7 @@ pub fn data_dir(fixture: &Path) -> tempfile::TempDir {
 
 /// Every chapter as `(file name, template)`; mdBook's own `{{#include}}`
 /// lines are left to mdBook.
+#[allow(dead_code)] // Not every test that shares this reads the chapters.
 pub fn chapters() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(Path::new(ROOT).join("book")).unwrap() {

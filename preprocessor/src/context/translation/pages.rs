@@ -2,15 +2,17 @@
 //! regime (`stair.gigantic`) and how much the physical placement of a fresh
 //! mapping moved the points (`stair.placement`). The verdicts are filed
 //! here too, by [`Gigantic::judge`] and the placement constructor, from the
-//! run's own ranges. (The TLB-reach curve's 1 GiB points are in its chart;
+//! run's own ranges, each by a judge of `pagewalk_model::judge`. (The TLB-reach curve's 1 GiB points are in its chart;
 //! no chapter sentence needs them judged.)
 
 use pagewalk_model::{ChasePoint, Curve, Geometry, Regime, Summary};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::size;
-use crate::context::verdict::{order, Measured};
+use pagewalk_figures::size_label as size;
+use pagewalk_model::judge::measured::order;
+use pagewalk_model::judge::pages::{larger, reach_side, Larger, ReachSide};
+use pagewalk_model::judge::{Measured, Noise, Order};
 
 /// The 1 GiB-page curve at the largest x it shares with the THP curve.
 #[derive(Clone, Default, Serialize, JsonSchema)]
@@ -35,14 +37,14 @@ pub struct Gigantic {
     pub huge_ns: Option<f64>,
     /// 4 KiB pages at the same x, median ns per load.
     pub small_ns: Option<f64>,
-    /// `slower`, `faster`, `within-noise`: 1 GiB pages against THP at `at`, by their samples' ranges (`faster`: 1 GiB pages cost less).
-    pub vs_huge: Option<&'static str>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): 1 GiB pages against THP at `at`, by their samples' ranges (`faster`: 1 GiB pages cost less).
+    pub vs_huge: Option<Order>,
     /// The same against 4 KiB pages.
-    pub vs_small: Option<&'static str>,
+    pub vs_small: Option<Order>,
     /// The 2 MiB pages' L2 TLB reach, as text (`4 GiB`): a region inside it loses nothing to 2 MiB pages that 1 GiB pages could win back.
     pub huge_reach: Option<String>,
     /// `inside` when the largest shared region is within `huge_reach`, `beyond` when past it; null when either is unknown.
-    pub region_vs_huge_reach: Option<&'static str>,
+    pub region_vs_huge_reach: Option<ReachSide>,
     /// The THP and 4 KiB points at `at`, for [`Gigantic::judge`].
     #[serde(skip)]
     others: (Option<Measured>, Option<Measured>),
@@ -78,13 +80,7 @@ impl Gigantic {
             .map(|t| t.reach_bytes());
         let span = gp.as_ref().map(|p| p.region_bytes);
         let ns = |p: &Option<ChasePoint>| p.as_ref().map(|p| p.ns_per_load);
-        let range = |p: &Option<ChasePoint>| {
-            ns(p).map(|s| Measured {
-                median: s.median,
-                min: s.min,
-                max: s.max,
-            })
-        };
+        let range = |p: &Option<ChasePoint>| ns(p).map(|s| Measured::range(s.median, s.min, s.max));
         Gigantic {
             recorded: true,
             skipped: g.skipped.clone(),
@@ -100,24 +96,18 @@ impl Gigantic {
             vs_small: None,
             others: (range(&hp), range(&sp)),
             huge_reach: reach.map(size),
-            region_vs_huge_reach: span.zip(reach).map(|(span, reach)| {
-                if span <= reach {
-                    "inside"
-                } else {
-                    "beyond"
-                }
-            }),
+            region_vs_huge_reach: span.zip(reach).map(|(span, reach)| reach_side(span, reach)),
         }
     }
 
     /// `vs_huge` and `vs_small`, from the samples' ranges (several fresh
     /// mappings' worth for the THP and 4 KiB points), else the A-vs-A
     /// `floor`.
-    pub fn judge(&mut self, floor: Option<f64>) {
+    pub fn judge(&mut self, noise: Noise) {
         if let Some(g) = Measured::ranged(self.ns, self.ns_min, self.ns_max) {
             let (huge, small) = self.others;
-            self.vs_huge = huge.map(|h| order(g, h, floor));
-            self.vs_small = small.map(|s| order(g, s, floor));
+            self.vs_huge = huge.map(|h| order(g, h, noise));
+            self.vs_small = small.map(|s| order(g, s, noise));
         }
     }
 }
@@ -137,7 +127,7 @@ pub struct Placement {
     /// The same for the spread within one mapping (each mapping's own `max / min - 1`, median over mappings), %.
     pub typical_within_pct: Option<f64>,
     /// `between-larger` when placement moved the typical point more than repetition did, `within-larger` otherwise; null with one mapping or one sample per mapping.
-    pub typical: Option<&'static str>,
+    pub typical: Option<Larger>,
     /// The 4 KiB point whose mappings differed most.
     pub widest: Option<PlacementPoint>,
     /// The least rise, %, the step detector took for a step on the 4 KiB curve: 20, or the typical between-mapping spread where larger.
@@ -160,7 +150,7 @@ pub struct PlacementPoint {
     /// Within a mapping (median over mappings), %; null with one sample per mapping.
     pub within_pct: Option<f64>,
     /// `between-larger` or `within-larger`, as for `typical`, at this point.
-    pub verdict: &'static str,
+    pub verdict: Larger,
 }
 
 impl Placement {
@@ -226,16 +216,6 @@ impl Placement {
     }
 }
 
-/// `between-larger` / `within-larger`; null without both spreads.
-fn larger(between: Option<f64>, within: Option<f64>) -> Option<&'static str> {
-    let (b, w) = (between?, within?);
-    Some(if b > w {
-        "between-larger"
-    } else {
-        "within-larger"
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,7 +259,7 @@ mod tests {
             size,
         );
         let w = p.widest.clone().unwrap();
-        assert_eq!((w.at.as_str(), w.verdict), ("1 GiB", "between-larger"));
+        assert_eq!((w.at.as_str(), w.verdict), ("1 GiB", Larger::BetweenLarger));
         assert_eq!((w.fastest_ns, w.slowest_ns), (100.5, 150.5));
         assert!((w.between_pct - (150.5 / 100.5 - 1.0) * 100.0).abs() < 1e-9);
         assert_eq!(p.mappings, Some(3));
@@ -297,7 +277,7 @@ mod tests {
         // Only repetitions spread: within is larger everywhere.
         let calm = point(1 << 20, &[10.0, 11.0, 10.2, 11.2, 10.1, 11.0], Some(3));
         let p = Placement::of(&[curve(Regime::Small, vec![calm])], bytes, size);
-        assert_eq!(p.typical, Some("within-larger"));
+        assert_eq!(p.typical, Some(Larger::WithinLarger));
         // One mapping (a run before schema 5): nothing to judge.
         let old = point(1 << 20, &[10.0, 11.0, 12.0], None);
         let p = Placement::of(&[curve(Regime::Small, vec![old])], bytes, size);
@@ -306,7 +286,8 @@ mod tests {
 
     #[test]
     fn gigantic_pages_are_set_against_thp_at_the_largest_shared_size() {
-        let at = |ns: f64, n: f64| point(1 << 30, &[ns, ns * n], Some(1));
+        // Three samples a point, the slowest `n` times the fastest.
+        let at = |ns: f64, n: f64| point(1 << 30, &[ns, ns * (1.0 + n) / 2.0, ns * n], Some(1));
         let curves = |g: f64| {
             vec![
                 curve(Regime::Small, vec![at(270.0, 1.05)]),
@@ -316,18 +297,26 @@ mod tests {
         };
         let judged = |g: f64, floor| {
             let mut v = Gigantic::of(&curves(g), None, bytes, size);
-            v.judge(floor);
+            v.judge(Noise {
+                floor,
+                repetitions: 3,
+            });
             v
         };
-        let same = judged(101.0, None);
+        // 101-103 ns against THP's 100-105: 0.5% apart, inside a 2% floor;
+        // far below the 4 KiB pages' 270-284.
+        let same = judged(101.0, Some(0.02));
         assert_eq!(
             (same.vs_huge, same.vs_small),
-            (Some("within-noise"), Some("faster"))
+            (Some(Order::WithinNoise), Some(Order::Faster))
         );
         assert_eq!(same.at.as_deref(), Some("1 GiB"));
         assert_eq!(same.region_vs_huge_reach, None);
-        assert_eq!(judged(80.0, None).vs_huge, Some("faster"));
-        assert_eq!(judged(130.0, None).vs_huge, Some("slower"));
+        // With no floor the same overlapping ranges are unstable: not a
+        // difference either way.
+        assert_eq!(judged(101.0, None).vs_huge, Some(Order::Unstable));
+        assert_eq!(judged(80.0, Some(0.02)).vs_huge, Some(Order::Faster));
+        assert_eq!(judged(130.0, Some(0.02)).vs_huge, Some(Order::Slower));
         // A run before schema 5 records no 1 GiB curve at all.
         let old = Gigantic::of(&curves(80.0)[..2], None, bytes, size);
         assert!(!old.recorded && old.vs_huge.is_none());
