@@ -173,7 +173,16 @@ pub fn order(a: &Repeated, b: &Repeated, floor: Option<f64>) -> Judgement {
     if a.median == b.median {
         return judged(Order::WithinNoise, Basis::Identical, None);
     }
-    let beyond_floor = floor.is_none_or(|f| difference.abs() > f);
+    // The gap as the larger over the smaller, so that `a` against `b` and
+    // `b` against `a` are held to the floor alike (a 31% rise is a 24%
+    // fall the other way round; near the floor the two would disagree).
+    let (hi, lo) = (a.median.max(b.median), a.median.min(b.median));
+    let gap = if lo > 0.0 {
+        hi / lo - 1.0
+    } else {
+        f64::INFINITY
+    };
+    let beyond_floor = floor.is_none_or(|f| gap > f);
     let (p, basis) = evidence(a, b);
     let order = match (p, beyond_floor) {
         (_, false) => return judged(Order::WithinNoise, Basis::Floor, p),
@@ -268,6 +277,19 @@ mod tests {
         let a = r(&[66.0, 66.0, 66.0]);
         let b = r(&[64.0, 64.0, 64.0]);
         assert_eq!(order(&a, &b, Some(0.03125)).order, Order::WithinNoise);
+    }
+
+    #[test]
+    fn either_way_round_the_floor_reads_the_same() {
+        // 180 against 137.2 is +31%, 137.2 against 180 is -24%: with a 28.8%
+        // floor both must land on the same side of it.
+        let a = r(&[179.0, 180.0, 181.0]);
+        let b = r(&[137.0, 137.2, 137.4]);
+        let ab = order(&a, &b, Some(0.288)).order;
+        let ba = order(&b, &a, Some(0.288)).order;
+        assert_eq!((ab, ba), (Order::Slower, Order::Faster));
+        assert_eq!(order(&a, &b, Some(0.32)).order, Order::WithinNoise);
+        assert_eq!(order(&b, &a, Some(0.32)).order, Order::WithinNoise);
     }
 
     #[test]
