@@ -73,6 +73,27 @@ pub enum Provenance {
     },
 }
 
+impl Provenance {
+    /// What names the run and when: its id (a reference's name), its start
+    /// (none for a reference or an unreadable time) and whether it was
+    /// `--quick`.
+    pub fn identity(&self) -> (String, Option<crate::UtcTime>, bool) {
+        match self {
+            Provenance::Collector {
+                run_id,
+                started_utc,
+                quick,
+                ..
+            } => (
+                run_id.clone(),
+                crate::UtcTime::parse(started_utc).ok(),
+                *quick,
+            ),
+            Provenance::Reference { name, .. } => (name.clone(), None, false),
+        }
+    }
+}
+
 /// A signal the collector takes as "stop": Ctrl-C, a service manager or a
 /// CI timeout, a closed terminal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, FromJson)]

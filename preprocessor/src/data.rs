@@ -249,15 +249,7 @@ fn merge(mut runs: Vec<RunFile>) -> (Option<RunFile>, BTreeMap<String, Source>) 
     let sources = chosen
         .iter()
         .map(|(record, run)| {
-            let (run_id, started, quick) = match &run.provenance {
-                Provenance::Collector {
-                    run_id,
-                    started_utc,
-                    quick,
-                    ..
-                } => (run_id.clone(), UtcTime::parse(started_utc).ok(), *quick),
-                Provenance::Reference { name, .. } => (name.clone(), None, false),
-            };
+            let (run_id, started, quick) = run.provenance.identity();
             let source = Source {
                 run_id,
                 started,

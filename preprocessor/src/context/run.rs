@@ -2,7 +2,7 @@
 //! machine, what else the machine did, and where the collector's release
 //! is downloaded from.
 
-use pagewalk_model::{Kind, MachineContext, Provenance, RunFile, UtcTime};
+use pagewalk_model::{Kind, MachineContext, RunFile, UtcTime};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -222,15 +222,7 @@ fn a_repository_name_is_only_a_repository_name() {
 
 /// The shown run as a whole: its id, date and machine.
 pub fn run_info(run: &RunFile, own: bool) -> RunInfo {
-    let (id, started, quick) = match &run.provenance {
-        Provenance::Collector {
-            run_id,
-            started_utc,
-            quick,
-            ..
-        } => (run_id.clone(), UtcTime::parse(started_utc).ok(), *quick),
-        Provenance::Reference { name, .. } => (name.clone(), None, false),
-    };
+    let (id, started, quick) = run.provenance.identity();
     RunInfo::new(id, started, quick, run.machine.as_ref(), own)
 }
 
