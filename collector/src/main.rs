@@ -6,6 +6,7 @@ mod affinity;
 mod alloc_count;
 mod args;
 mod background;
+mod child;
 mod cli;
 mod compare;
 mod experiments;

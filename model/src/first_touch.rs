@@ -29,6 +29,11 @@ pub enum Mode {
     Populate,
     /// libc `malloc` then `memset` to zero.
     MallocMemset,
+    /// The same, in a process started with
+    /// `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (glibc 2.35+): malloc asks
+    /// for huge pages itself (`MADV_HUGEPAGE` on its large blocks) where
+    /// THP is in `madvise` mode.
+    MallocHugetlb,
     /// libc `calloc`.
     Calloc,
     /// Rust `vec![0u8; n]`.
@@ -40,12 +45,13 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub const ALL: [Mode; 9] = [
+    pub const ALL: [Mode; 10] = [
         Mode::Nohugepage,
         Mode::Default,
         Mode::Hugepage,
         Mode::Populate,
         Mode::MallocMemset,
+        Mode::MallocHugetlb,
         Mode::Calloc,
         Mode::VecMacro,
         Mode::ResizeZero,
@@ -60,6 +66,7 @@ impl Mode {
             Mode::Hugepage => "hugepage",
             Mode::Populate => "populate",
             Mode::MallocMemset => "malloc-memset",
+            Mode::MallocHugetlb => "malloc-hugetlb",
             Mode::Calloc => "calloc",
             Mode::VecMacro => "vec-macro",
             Mode::ResizeZero => "resize-zero",
@@ -75,6 +82,7 @@ impl Mode {
             Mode::Hugepage => "MADV_HUGEPAGE",
             Mode::Populate => "MAP_POPULATE",
             Mode::MallocMemset => "malloc + memset",
+            Mode::MallocHugetlb => "malloc + memset, hugetlb=1",
             Mode::Calloc => "calloc",
             Mode::VecMacro => "vec![0u8; n]",
             Mode::ResizeZero => "resize(n, 0)",
@@ -97,7 +105,10 @@ impl Mode {
 
     /// Modes whose allocation phase is expected to take the faults.
     pub fn faults_at_allocation(self) -> bool {
-        matches!(self, Mode::Populate | Mode::MallocMemset | Mode::ResizeOne)
+        matches!(
+            self,
+            Mode::Populate | Mode::MallocMemset | Mode::MallocHugetlb | Mode::ResizeOne
+        )
     }
 }
 

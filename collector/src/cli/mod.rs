@@ -226,6 +226,23 @@ pub enum Probe {
         #[command(flatten)]
         size: ProbeSize,
     },
+    /// One repetition of a first-touch mode that must run in a process of
+    /// its own (`malloc-hugetlb`: glibc reads its tunables at start-up).
+    FirstTouch(FirstTouchPlan),
+}
+
+/// One first-touch repetition's region, as the parent planned it.
+#[derive(Debug, Clone, Args)]
+pub struct FirstTouchPlan {
+    /// The mode (only the ones that need their own process).
+    #[arg(long, value_parser = parse_mode)]
+    pub mode: Mode,
+    /// Region size in bytes: a multiple of `--stride`, at most 64 GiB.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(4096..=(64 << 30)))]
+    pub size: u64,
+    /// Bytes between writes: the base page size.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(4096..=(1 << 30)))]
+    pub stride: u64,
 }
 
 /// Operations in one timed batch of a probe: the largest plan is 10,000.

@@ -3,7 +3,7 @@
 //! its own premises; the registry turns that into an [`ExperimentRecord`].
 
 pub mod alloc;
-mod first_touch;
+pub mod first_touch;
 mod noise;
 mod numa;
 mod shootdown;

@@ -36,6 +36,8 @@ pub struct FirstTouch {
     pub all_checks_passed: Option<bool>,
     /// The premise checks that failed.
     pub failed_checks: Vec<ModeCheck>,
+    /// When glibc ignored `glibc.malloc.hugetlb` in some of the processes `malloc-hugetlb` started, the collector's finding (`glibc 2.36 applied it in 3 of 7 processes started (...)`); else null.
+    pub tunable_ignored: Option<String>,
     /// The Rust forms that ran, in the chapter's order: one table row each with `#each`.
     pub rust_forms: Vec<RustForm>,
     /// One view per mode.
@@ -55,6 +57,8 @@ pub struct FirstTouchVerdict {
     pub default_first: Option<Order>,
     /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): `populate`'s allocation (where it faults) against the `nohugepage` first pass.
     pub populate: Option<Order>,
+    /// An order (`slower`, `faster`, `within-noise`, `unstable`, `unrepeated`; see `judge::order`): `malloc-hugetlb`'s allocation (where its memset faults) against `malloc-memset`'s.
+    pub malloc_hugetlb: Option<Order>,
     /// `as-expected`, `more`, `fewer`: the `nohugepage` first pass's faults against `ft.pages` (counts are exact: no noise).
     pub touch_faults: Option<Count>,
     /// `as-expected`, `more`, `fewer`: the `default` first pass's faults against its `faults_predicted`.
@@ -124,6 +128,8 @@ pub struct Modes {
     pub populate: Option<ModeView>,
     /// `malloc` then `memset` to zero.
     pub malloc_memset: Option<ModeView>,
+    /// The same in a process started with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`.
+    pub malloc_hugetlb: Option<ModeView>,
     /// `calloc`.
     pub calloc: Option<ModeView>,
     /// Rust `vec![0u8; n]`.
@@ -150,6 +156,7 @@ impl Modes {
             Mode::Hugepage => &self.hugepage,
             Mode::Populate => &self.populate,
             Mode::MallocMemset => &self.malloc_memset,
+            Mode::MallocHugetlb => &self.malloc_hugetlb,
             Mode::Calloc => &self.calloc,
             Mode::VecMacro => &self.vec_macro,
             Mode::ResizeZero => &self.resize_zero,
@@ -164,6 +171,7 @@ impl Modes {
             Mode::Hugepage => &mut self.hugepage,
             Mode::Populate => &mut self.populate,
             Mode::MallocMemset => &mut self.malloc_memset,
+            Mode::MallocHugetlb => &mut self.malloc_hugetlb,
             Mode::Calloc => &mut self.calloc,
             Mode::VecMacro => &mut self.vec_macro,
             Mode::ResizeZero => &mut self.resize_zero,
@@ -257,7 +265,9 @@ pub fn view(run: &RunFile) -> Option<FirstTouch> {
     let Some(ft) = run.first_touch().filter(|_| record.status.measured()) else {
         // Every key present, so a chapter's table prints "n/a" for it.
         return Some(FirstTouch {
-            skipped: Some(record.reason.clone().unwrap_or_default()),
+            skipped: Some(pagewalk_model::reason::in_words(
+                record.reason.as_deref().unwrap_or_default(),
+            )),
             ..FirstTouch::default()
         });
     };
@@ -300,6 +310,11 @@ pub fn view(run: &RunFile) -> Option<FirstTouch> {
         before,
         all_checks_passed: Some(failed.is_empty()),
         failed_checks: failed,
+        tunable_ignored: record
+            .checks
+            .iter()
+            .find(|c| c.finding && !c.passed && c.name.starts_with("malloc-hugetlb: glibc applied"))
+            .map(|c| c.observed.clone()),
         rust_forms: rust_forms(ft),
         modes: Some(modes),
         stated: Some(ft.stated.clone()),
@@ -371,7 +386,7 @@ fn mode(ft: &FirstTouchResults, r: &ModeResult) -> ModeView {
     };
     let calls = r.samples.first().and_then(|s| s.allocator_calls);
     ModeView {
-        skipped: r.skipped.clone(),
+        skipped: r.skipped.as_deref().map(pagewalk_model::reason::in_words),
         alloc: phase(Phase::Allocation),
         first: phase(Phase::FirstPass),
         second: phase(Phase::SecondPass),

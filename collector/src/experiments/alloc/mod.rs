@@ -88,7 +88,7 @@ fn skipped(path: AllocPath, reason: String) -> AllocPathResult {
 fn measure(path: AllocPath, quick: bool) -> Result<AllocPathResult, String> {
     let (batches, per_batch) = paths::plan(path, quick);
     let report = if path == AllocPath::MmapPinned {
-        child_report(&probe_args(path, batches, per_batch))?
+        crate::child::run(&probe_args(path, batches, per_batch), &[])?
     } else {
         report(path, batches, per_batch)
     };
@@ -128,22 +128,6 @@ pub fn report(path: AllocPath, batches: u64, per_batch: u64) -> Value {
         "minor_faults": m.minor_faults,
         "free_chunks": m.free_chunks,
     })
-}
-
-fn child_report(args: &[String]) -> Result<Value, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let out = std::process::Command::new(exe)
-        .args(args)
-        .output()
-        .map_err(|e| format!("starting the probe: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "probe exited with {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("probe output: {e}"))
 }
 
 fn from_report(path: AllocPath, per_batch: u64, v: &Value) -> Result<AllocPathResult, String> {

@@ -113,7 +113,9 @@ pub fn for_mode(result: &ModeResult, pages: u64, stride: u64) -> Vec<Check> {
     let covered = |r: &Rep| r.alloc_faults + saved_per_huge * r.huge_pages;
     if all(&|r| eager(r)) {
         let name = match mode {
-            Mode::MallocMemset => format!("{m}: allocation took the faults (memset not elided)"),
+            Mode::MallocMemset | Mode::MallocHugetlb => {
+                format!("{m}: allocation took the faults (memset not elided)")
+            }
             _ => format!("{m}: allocation took the faults"),
         };
         checks.push(Check::new(
@@ -180,13 +182,17 @@ pub fn for_mode(result: &ModeResult, pages: u64, stride: u64) -> Vec<Check> {
     }
 
     match mode {
-        Mode::Hugepage => {
+        // Both asked for huge pages: MADV_HUGEPAGE directly, or glibc on the
+        // program's behalf (the tunable did nothing if none came).
+        Mode::Hugepage | Mode::MallocHugetlb => {
             let refused = !all(&|r| r.anon_huge_kib > 0);
             let mut seen = observed(&|r| format!("{} kB", r.anon_huge_kib));
             if refused {
-                seen.push_str(
-                    " (the kernel refused huge pages: see thp_fault_fallback and buddyinfo)",
-                );
+                seen.push_str(if mode == Mode::Hugepage {
+                    " (the kernel refused huge pages: see thp_fault_fallback and buddyinfo)"
+                } else {
+                    " (no huge pages: glibc did not apply the tunable, or the kernel refused them; see thp_fault_fallback)"
+                });
             }
             checks.push(Check::new(
                 format!("{m}: AnonHugePages > 0"),
@@ -292,6 +298,17 @@ mod tests {
         // R1's populate: 237,618 faults + 48 huge pages cover the range.
         let c = run(Mode::Populate, vec![sample(237_618, 0, 48 * 2048, None)]);
         assert!(failed(&c).is_empty(), "{c:?}");
+    }
+
+    #[test]
+    fn the_tunable_must_bring_huge_pages() {
+        // 511 of 512 windows huge (the block is not 2 MiB-aligned): 511
+        // faults for them plus 512 for the window left small.
+        let c = run(Mode::MallocHugetlb, vec![sample(1023, 0, 511 * 2048, None)]);
+        assert!(failed(&c).is_empty(), "{c:?}");
+        let c = run(Mode::MallocHugetlb, vec![sample(262_144, 0, 0, None)]);
+        assert_eq!(failed(&c), vec!["malloc-hugetlb: AnonHugePages > 0"]);
+        assert!(c.iter().any(|c| c.observed.contains("did not apply")));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! byte per page twice, and its faults are counted to prove which happened.
 
 mod checks;
+mod hugetlb_tunable;
 mod measure;
 mod modes;
 
@@ -79,6 +80,7 @@ pub fn run(env: &Env) -> Result<Outcome, String> {
         };
         modes.push(result);
     }
+    checks.extend(hugetlb_tunable::finding(hugetlb_tunable::glibc()));
 
     Ok(Outcome::Done {
         results: Results::FirstTouch(FirstTouchResults {
@@ -139,6 +141,9 @@ fn run_modes(runnable: &[Mode], plan: &Plan) -> (Samples, Errors) {
 
 /// Why `mode` cannot run under these THP settings, if it cannot.
 fn unavailable(mode: Mode, thp: &ThpSettings) -> Option<String> {
+    if mode == Mode::MallocHugetlb {
+        return hugetlb_tunable::unavailable(thp.enabled.as_deref(), hugetlb_tunable::glibc());
+    }
     match (mode, thp.enabled.as_deref()) {
         (Mode::Hugepage | Mode::Nohugepage, None) => Some(format!(
             "this kernel has no transparent huge pages (no /sys/kernel/mm/transparent_hugepage/enabled): {} does not exist; `default` measures plain 4 KiB pages",
@@ -152,8 +157,35 @@ fn unavailable(mode: Mode, thp: &ThpSettings) -> Option<String> {
 }
 
 /// One repetition: allocate, first pass, second pass, then read what the
-/// process ended up with before freeing it.
+/// process ended up with before freeing it. A mode that needs a process of
+/// its own runs it there.
 fn repetition(mode: Mode, plan: &Plan) -> Result<Sample, String> {
+    match mode {
+        Mode::MallocHugetlb => hugetlb_tunable::in_child(mode, plan.size, plan.stride),
+        _ => in_this_process(mode, plan),
+    }
+}
+
+/// `collector probe first-touch`: one repetition in this (fresh) process,
+/// as JSON for the parent.
+pub fn report(mode: Mode, size: u64, stride: u64) -> Result<serde_json::Value, String> {
+    if !size.is_multiple_of(stride) {
+        return Err(format!(
+            "--size {size} is not a multiple of --stride {stride}"
+        ));
+    }
+    let plan = Plan {
+        size,
+        stride,
+        pages: size / stride,
+        repetitions: 1,
+    };
+    guard::fits(plan.size)?;
+    let sample = in_this_process(mode, &plan)?;
+    serde_json::to_value(sample).map_err(|e| e.to_string())
+}
+
+fn in_this_process(mode: Mode, plan: &Plan) -> Result<Sample, String> {
     let (len, stride, pages) = (plan.size as usize, plan.stride as usize, plan.pages);
     // A Rust form that cannot get its memory aborts the process; the same
     // size is tried first, outside the timed allocation.

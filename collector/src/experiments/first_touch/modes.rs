@@ -69,7 +69,9 @@ pub fn allocate(mode: Mode, len: usize) -> Result<Region, String> {
             Some((libc::MADV_HUGEPAGE, "MADV_HUGEPAGE")),
         )?,
         Mode::Populate => map(len, 0, libc::MAP_POPULATE, None)?,
-        Mode::MallocMemset => {
+        // malloc-hugetlb differs only in the process it runs in (its
+        // environment sets the glibc tunable).
+        Mode::MallocMemset | Mode::MallocHugetlb => {
             // black_box hides that the pointer came from malloc; otherwise
             // LLVM may fold malloc + memset(0) into calloc and the memset,
             // the point of this mode, would vanish. A check proves it ran.

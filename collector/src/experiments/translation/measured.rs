@@ -212,10 +212,9 @@ mod tests {
 
     #[test]
     fn the_example_contradicts_cpuid_s_l2_and_agrees_on_l1() {
-        let example = pagewalk_model::committed::files()
-            .into_iter()
-            .find(|p| p.to_string_lossy().contains("data/example/"))
-            .unwrap();
+        // The example run of 2026-12-02 (now a fixture): CPUID 64 and 2048.
+        let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../preprocessor/tests/fixtures/matrix/example-20261202T032133Z-823fcb.json");
         let run = read_run(&example).unwrap();
         let t = tlb_reach_of(&run);
         let m = record(&t.curves, &t.geometry, None, "half of the L2 cache");

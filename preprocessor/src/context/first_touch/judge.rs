@@ -37,6 +37,10 @@ impl FirstTouch {
             hugepage_first: compare(hugepage, touch),
             default_first: compare(phase(Mode::Default, |m| &m.first), touch),
             populate: compare(phase(Mode::Populate, |m| &m.alloc), touch),
+            malloc_hugetlb: compare(
+                phase(Mode::MallocHugetlb, |m| &m.alloc),
+                phase(Mode::MallocMemset, |m| &m.alloc),
+            ),
             touch_faults: faults(Mode::Nohugepage)
                 .zip(self.pages)
                 .map(|(f, p)| count_against(f, p as f64)),
