@@ -16,7 +16,9 @@ pub type Table = Vec<Vec<String>>;
 
 /// The CSS selector of chart `chart`'s figure.
 pub fn chart_css(chart: &str) -> String {
-    format!("figure.pw-chart[data-chart=\"{chart}\"]")
+    // Not another machine's figure of the same chart (`{{machines}}`: ids
+    // `chart-NAME-machine-I`), which tests/every_chart.rs checks apart.
+    format!("figure.pw-chart[data-chart=\"{chart}\"]:not([id*=\"-machine-\"])")
 }
 
 /// The CSS selector of chart `chart`'s marks (what [`Browser::marks`] reads).

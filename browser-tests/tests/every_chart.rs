@@ -49,6 +49,34 @@ fn first_difference(got: &ChartSpec, want: &ChartSpec) -> String {
     format!("page …{}…\n data …{}…", around(&a), around(&b))
 }
 
+/// The other machines' figures of `chart` (`#chart-NAME-machine-I`, in
+/// order) embed exactly the specs `{{machines}}` gives for them.
+async fn check_other_machines(
+    browser: &Browser,
+    page: &str,
+    chart: &str,
+    specs: &[ChartSpec],
+) -> anyhow::Result<()> {
+    for (i, want) in specs.iter().enumerate() {
+        let embedded = browser
+            .eval_with(
+                "const f = document.getElementById(arguments[0]); return f ? f.querySelector('script.pw-chart-spec').textContent : '';",
+                vec![format!("chart-{chart}-machine-{}", i + 1).into()],
+            )
+            .await?;
+        let got = ChartSpec::from_json(embedded.as_str().unwrap_or_default())
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("{page}: {chart}: machine {}", i + 1))?;
+        ensure!(
+            &got == want,
+            "{page}: {chart}: machine {}'s spec is not what data/machines gives: {}",
+            i + 1,
+            first_difference(&got, want)
+        );
+    }
+    Ok(())
+}
+
 fn html_pages(dir: &std::path::Path) -> Vec<String> {
     let mut pages: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -91,10 +119,20 @@ fn every_chart_shows_the_data_it_was_built_from() {
                 .into_iter()
                 .filter(|c| CHART_NAMES.contains(&c.as_str()))
             {
-                let want_spec = build(&chart, &runs).with_context(|| format!("{page}: {chart}"))?;
+                // A chart drawn across machines shares its scale with the
+                // other machines' figures under it (`{{machines}}`).
+                let across = html.contains(&format!("id=\"chart-{chart}-machine-1\""));
+                let want_spec = if across {
+                    let specs = mdbook_pagewalk::machines::specs(&data, &chart)
+                        .map_err(anyhow::Error::msg)?;
+                    check_other_machines(&browser, &page, &chart, &specs[1..]).await?;
+                    specs[0].clone()
+                } else {
+                    build(&chart, &runs).with_context(|| format!("{page}: {chart}"))?
+                };
                 let embedded = browser
                     .eval_with(
-                        "return document.querySelector(`figure[data-chart='${arguments[0]}'] script.pw-chart-spec`).textContent;",
+                        "return document.querySelector(`#chart-${arguments[0]} script.pw-chart-spec`).textContent;",
                         vec![chart.clone().into()],
                     )
                     .await?;

@@ -79,6 +79,36 @@ pub struct Axis {
     /// one plot.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub panels: Vec<Category>,
+    /// Panels: the last one on a value scale of its own, for a phase too
+    /// small to read on the others' scale (first touch's second pass,
+    /// tens of ns beside thousands); its axis is labelled as usual.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub last_panel_alone: bool,
+    /// A range of this (value) axis shaded across the plot and named: a
+    /// baseline with its spread, so that a mark reads as above, inside or
+    /// below it without subtracting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band: Option<Band>,
+    /// Bars: each value written at the end of its bar (and of its
+    /// whisker), so that a short bar is read, not hunted for, and a phone
+    /// shows every value without a tap.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub value_labels: bool,
+    /// Lines: the line y = x drawn dashed across the plot and named in
+    /// the legend (the ideal a measured curve is read against: `k` chains
+    /// overlapping `k` loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagonal: Option<String>,
+}
+
+/// A shaded range of a value axis (see [`Axis::band`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, FromJson)]
+pub struct Band {
+    pub low: f64,
+    pub high: f64,
+    /// What it is (`no-walk baseline: 4 KiB apart on huge pages`), drawn
+    /// beside it.
+    pub label: String,
 }
 
 /// A labelled position on an axis, drawn as a line across the plot.
@@ -135,6 +165,38 @@ impl Axis {
             whiskers: None,
             markers: Vec::new(),
             panels: Vec::new(),
+            last_panel_alone: false,
+            band: None,
+            value_labels: false,
+            diagonal: None,
+        }
+    }
+
+    /// This (lines, y) axis with y = x drawn and named `label`.
+    pub fn with_diagonal(self, label: impl Into<String>) -> Axis {
+        Axis {
+            diagonal: Some(label.into()),
+            ..self
+        }
+    }
+
+    /// This axis with `band` shaded across the plot.
+    pub fn with_band(self, low: f64, high: f64, label: impl Into<String>) -> Axis {
+        Axis {
+            band: Some(Band {
+                low: low.min(high),
+                high: low.max(high),
+                label: label.into(),
+            }),
+            ..self
+        }
+    }
+
+    /// This (bars) axis with each value written at its bar's end.
+    pub fn with_value_labels(self) -> Axis {
+        Axis {
+            value_labels: true,
+            ..self
         }
     }
 

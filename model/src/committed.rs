@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 /// The folders under `data/` that are committed.
-pub const FOLDERS: [&str; 3] = ["example", "example-inspection", "reference"];
+pub const FOLDERS: [&str; 4] = ["example", "example-inspection", "machines", "reference"];
 
 /// Every committed JSON file, sorted by path.
 pub fn files() -> Vec<PathBuf> {

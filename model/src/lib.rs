@@ -33,6 +33,7 @@ pub mod memory;
 pub mod mlp;
 pub mod noise;
 pub mod numa;
+pub mod reason;
 mod rules;
 pub mod run;
 pub mod shootdown;

@@ -9,6 +9,9 @@
 //! - `data/example/`: the committed example run, shown when the reader has
 //!   none. It is ours, so a bad file here fails the build.
 //! - `data/reference/`: transcribed published figures; a bad file fails too.
+//! - `data/machines/`: full runs from other machines, committed, drawn
+//!   beside this run's charts where a lesson is that the mechanism holds
+//!   while the numbers move (`{{machines "staircase"}}`); a bad file fails.
 //! - `data/inspections/`: `collector inspect` files; the newest is shown on
 //!   the "your process" page, never as the run (it holds no chapter's
 //!   experiment). A bad one is passed over like a bad run. Without one,
@@ -36,6 +39,8 @@ pub struct DataSet {
     pub sources: BTreeMap<String, Source>,
     /// Published reference figures, in file-name order.
     pub references: Vec<RunFile>,
+    /// Other machines' full runs, in file-name order.
+    pub machines: Vec<RunFile>,
     /// Problems with reader files that were passed over.
     pub warnings: Vec<String>,
     /// The `collector inspect` file the "your process" page shows.
@@ -92,6 +97,7 @@ impl DataSet {
             own,
             sources,
             references: load_strict(&dir.join("reference"), true)?,
+            machines: load_strict(&dir.join("machines"), false)?,
             warnings,
             inspection,
         })

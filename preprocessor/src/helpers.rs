@@ -46,9 +46,13 @@ pub fn register(hb: &mut Handlebars<'static>, data: Arc<DataSet>) {
         "an experiment's name",
         move |_, name| failed_checks(&checked, name),
     );
+    let machines = data.clone();
     register_named(hb, "chart", "the chart's name", move |h, name| {
         let caption = h.hash_get("caption").and_then(|c| c.value().as_str());
         chart_html(&data, name, caption)
+    });
+    register_named(hb, "machines", "the chart's name", move |_, name| {
+        crate::machines::machines_html(&machines, name)
     });
 }
 

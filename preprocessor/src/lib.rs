@@ -13,6 +13,7 @@ pub mod drill;
 pub mod escape;
 pub mod helpers;
 pub mod lab;
+pub mod machines;
 pub mod search;
 pub mod source;
 pub mod tables;

@@ -124,6 +124,7 @@ mod tests {
                 .map(|(n, s)| (n.to_string(), s.clone()))
                 .collect(),
             references: Vec::new(),
+            machines: Vec::new(),
             warnings: Vec::new(),
             inspection: None,
         }

@@ -5,7 +5,9 @@
 //! whose run the view `whose.<view>` comes from (`> **Whose numbers.**
 //! "This run" means the example machine: CPU, kernel K`), then the block,
 //! where the chapter says what is experiment-specific (a virtual machine's
-//! effect, the sizes, a `--quick` run, the references). Without, it writes
+//! effect, the sizes, a `--quick` run, the references), and a last line
+//! only when the machine was busy enough to matter to those figures
+//! (`background.verdict`, see `judge::busy`). Without, it writes
 //! the box for no results (the collector's reason from `<view>.skipped`,
 //! that this run's figures read `n/a`, and the command that fills them in:
 //! `run=` names the experiments, `what` by default), then the `{{else}}`
@@ -22,6 +24,7 @@ use handlebars::{
     Context, Handlebars, Helper, HelperResult, JsonTruthy, Output, RenderContext, RenderError,
     RenderErrorReason, Renderable,
 };
+use pagewalk_model::judge::busy::Busy;
 use serde_json::Value;
 
 use crate::helpers::{escape_text, MISSING};
@@ -114,30 +117,32 @@ fn opening(run: &Value) -> String {
     )
 }
 
-/// The box's last line: what else the machine did meanwhile, where the
-/// run recorded it (`\n> While it ran: 0% steal, ...`).
+/// The box's last line, only when the machine was busy enough to matter
+/// to the figures (`background.verdict`, filed in Rust by
+/// `judge::busy`): the sentence that names what was high. A quiet machine
+/// gets no line; the method page lists every experiment's figures.
 fn background(run: &Value) -> String {
     let Some(b) = run.get("background").filter(|b| !b.is_null()) else {
         return String::new();
     };
-    let summary = b.get("summary").and_then(Value::as_str).unwrap_or_default();
-    let busiest = b
-        .get("busiest")
-        .and_then(Value::as_str)
-        .map_or(String::new(), |p| {
-            format!("; the busiest other process was {}", escape_text(p))
-        });
-    format!(
-        "\n> While it ran: {}{busiest}\n> ([how busy the machine was](noise.md#how-busy-the-machine-was)).",
-        escape_text(summary)
-    )
+    let busy = b.get("verdict") == serde_json::to_value(Busy::Busy).ok().as_ref();
+    match b.get("busy").and_then(Value::as_str).filter(|_| busy) {
+        Some(sentence) => format!(
+            "\n> {} ([how busy the machine was](noise.md#how-busy-the-machine-was)).",
+            escape_text(sentence.trim_end_matches('.'))
+        ),
+        None => String::new(),
+    }
 }
 
 /// The box's words for a view with no results.
 fn no_results(what: &str, skipped: Option<&str>, experiments: &str) -> String {
-    let reported = skipped.map_or(String::new(), |s| {
-        format!(" (the collector reported: {})", escape_text(s))
-    });
+    // The view's reason, in a reader's words already (`reason::in_words`).
+    let reported = skipped
+        .filter(|s| !s.is_empty())
+        .map_or(String::new(), |s| {
+            format!(" (the collector reported: {})", escape_text(s))
+        });
     format!(
         "> **Whose numbers.** This build has no {} results{reported}. The \"this run\"\n\
          > figures read `n/a` and the sentences that would interpret them are left\n\
@@ -166,10 +171,28 @@ mod tests {
     }
 
     #[test]
+    fn the_box_ends_with_a_line_only_when_the_machine_was_busy() {
+        let quiet = serde_json::json!({"background": {"verdict": "quiet", "busy": null}});
+        assert_eq!(background(&quiet), "");
+        assert_eq!(background(&serde_json::json!({"background": null})), "");
+        let busy = serde_json::json!({"background": {
+            "verdict": "busy",
+            "busy": "While this ran, the hypervisor took 7% of the CPU time for others (steal): its timings may vary more.",
+        }});
+        assert_eq!(
+            background(&busy),
+            "\n> While this ran, the hypervisor took 7% of the CPU time for others &#40;steal&#41;: \
+             its timings may vary more ([how busy the machine was](noise.md#how-busy-the-machine-was))."
+        );
+    }
+
+    #[test]
     fn no_results_names_the_reason_and_the_command() {
         let text = no_results("first-touch", Some("no <perf>"), "first-touch");
         assert!(text.contains("no first-touch results (the collector reported: no &lt;perf&gt;)."));
         assert!(text.contains("`cargo run --release -p collector -- run first-touch`"));
         assert!(!no_results("tail", None, "tail").contains("reported"));
+        // No reason recorded: no empty parentheses.
+        assert!(!no_results("tail", Some(""), "tail").contains("reported"));
     }
 }

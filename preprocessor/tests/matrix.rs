@@ -302,12 +302,26 @@ fn each_run_selects_its_own_sentences() {
                 ),
             ],
         );
-        // Raw error text stays in the run file, out of running prose.
+        // Raw error text stays in the run file, out of running prose, and
+        // out of every chart: its notes, its legend, its data table and the
+        // spec the page redraws it from.
         for (name, text) in &pages {
             assert!(
                 !text.contains("(os error"),
                 "{run}, {name}: a raw error string in the prose"
             );
+            assert!(
+                !text.contains("apt-get install"),
+                "{run}, {name}: an install instruction in the prose"
+            );
+            for chart in charts(text) {
+                for raw in RAW_IN_CHARTS {
+                    assert!(
+                        !chart.contains(raw),
+                        "{run}, {name}: {raw:?} in a chart:\n{chart}"
+                    );
+                }
+            }
         }
         // A step no cache explains is never called a cache step by name.
         for step in ctx["stair"]["steps"].as_array().unwrap() {
@@ -319,6 +333,28 @@ fn each_run_selects_its_own_sentences() {
             }
         }
     }
+}
+
+/// What a chart's notes must never say: an OS error, a raw system call,
+/// an install hint or a flag for the person at the terminal (the run file
+/// keeps them; `reason::in_words` says them to a reader).
+const RAW_IN_CHARTS: [&str; 7] = [
+    "(os error",
+    "No such file or directory",
+    "perf_event_open(",
+    "apt-get",
+    "install-tools",
+    "--reserve-hugepages",
+    "--browser",
+];
+
+/// The charts in a chapter: each `<figure class="pw-chart">` block, with
+/// its drawing, data table and spec.
+fn charts(page: &str) -> Vec<&str> {
+    page.split("<figure class=\"pw-chart\"")
+        .skip(1)
+        .map(|rest| rest.split("</figure>").next().unwrap_or(rest))
+        .collect()
 }
 
 /// A verdict's value, or null where `shown` says the chapter does not

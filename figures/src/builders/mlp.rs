@@ -1,10 +1,13 @@
-//! The memory-level-parallelism chart: ns per load against the number of
-//! independent chains, one line per region, both axes logarithmic. A line
-//! that halves with each doubling is overlapping every miss; where it
-//! flattens, something ran out.
+//! The memory-level-parallelism chart: how many loads' latency `k`
+//! independent chains hide, the overlap t(1)/t(k), against `k`, on linear
+//! axes, with the ideal y = k drawn dashed. A curve that follows the
+//! diagonal overlaps every miss; where it bends away, something ran out
+//! (fill buffers, walkers), and the curve's last value, written at its
+//! end, is that region's ceiling. One curve per region: past the TLB's
+//! reach on 4 KiB and on huge pages, and the control inside it.
 
 use pagewalk_model::mlp::EXPERIMENT;
-use pagewalk_model::RunFile;
+use pagewalk_model::{MlpRegionResult, RunFile};
 
 use super::points::missing_reason;
 use crate::spec::{Axis, ChartKind, ChartSpec, Point, Role, Series};
@@ -14,48 +17,109 @@ pub const NAME: &str = "mlp";
 pub fn mlp(run: &RunFile) -> ChartSpec {
     let results = run.mlp();
     let mut notes: Vec<String> = missing_reason(run, EXPERIMENT).into_iter().collect();
-    let series = results.map_or_else(Vec::new, |m| {
-        m.regions
-            .iter()
-            .filter_map(|r| {
-                if let Some(why) = &r.skipped {
-                    notes.push(format!("{} skipped: {why}", r.region.label()));
-                    return None;
-                }
-                Some(Series {
-                    name: format!(
-                        "{} ({})",
-                        r.region.label(),
-                        super::translation::size_label(r.bytes)
-                    ),
-                    role: Role::Run,
-                    points: r
-                        .points
-                        .iter()
-                        .map(|p| {
-                            let s = &p.ns_per_load;
-                            Point {
-                                min: (s.n > 1).then_some(s.min),
-                                max: (s.n > 1).then_some(s.max),
-                                note: (s.n > 1).then(|| format!("median of {} repetitions", s.n)),
-                                ..Point::xy(f64::from(p.chains), Some(s.median))
-                            }
-                        })
-                        .collect(),
-                })
-            })
-            .collect()
-    });
+    let mut series = Vec::new();
+    for r in results.iter().flat_map(|m| &m.regions) {
+        if let Some(why) = &r.skipped {
+            notes.push(format!("{} skipped: {why}", r.region.label()));
+            continue;
+        }
+        series.push(Series {
+            name: format!(
+                "{} ({})",
+                r.region.label(),
+                super::translation::size_label(r.bytes)
+            ),
+            role: Role::Run,
+            points: overlap(r),
+        });
+    }
     ChartSpec {
         id: NAME.to_string(),
-        title: "Memory-level parallelism: ns per load by chains in flight".to_string(),
-        description: "median nanoseconds per load against the number of independent pointer chains advanced together in one thread, on log-log axes, over a region beyond the TLB's reach and the last-level cache on 4 KiB and on huge pages, and over a region inside the TLB's reach; whiskers span the repetitions".to_string(),
+        title: "Memory-level parallelism: how many loads k chains overlap".to_string(),
+        description: "the overlap t(1)/t(k), the single chain's time per load over the time per load with k independent pointer chains in flight, against k, with the ideal overlap y = k dashed, over a region beyond the TLB's reach and the last-level cache on 4 KiB and on huge pages, and over a region inside the TLB's reach; ranges from the repetitions".to_string(),
         kind: ChartKind::Lines,
-        x: Axis::log("independent chains", "chains"),
-        y: Axis::log("ns per load (median; whiskers: the repetitions)", "ns"),
+        x: Axis::linear("independent chains in flight (k)", "chains"),
+        y: Axis::linear(
+            "overlap t(1)/t(k): loads' latency hidden (range: the repetitions)",
+            "loads overlapped",
+        )
+        .with_diagonal("ideal: k chains hide k loads")
+        .with_value_labels(),
         categories: Vec::new(),
         series,
         note: (!notes.is_empty()).then(|| notes.join(". ")),
         empty_note: None,
+    }
+}
+
+/// The region's overlap at each chain count: the single chain's median
+/// over k chains' median, its range from k chains' slowest and fastest
+/// repetition. No single-chain figure, no overlap (a gap, said why).
+fn overlap(r: &MlpRegionResult) -> Vec<Point> {
+    let one = r
+        .point(1)
+        .map(|p| p.ns_per_load.median)
+        .filter(|t| *t > 0.0);
+    r.points
+        .iter()
+        .map(|p| {
+            let s = &p.ns_per_load;
+            let x = f64::from(p.chains);
+            match one {
+                Some(t1) if s.median > 0.0 => {
+                    let ranged = s.n > 1 && s.min > 0.0;
+                    Point {
+                        min: ranged.then(|| t1 / s.max),
+                        max: ranged.then(|| t1 / s.min),
+                        note: Some(format!(
+                            "{} ns per load, median of {} repetitions",
+                            pagewalk_model::units::significant(s.median),
+                            s.n
+                        )),
+                        ..Point::xy(x, Some(t1 / s.median))
+                    }
+                }
+                _ => Point {
+                    note: Some("no single-chain time to compare with".into()),
+                    ..Point::xy(x, None)
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builders::fixtures::committed;
+
+    #[test]
+    fn overlap_is_one_chain_s_time_over_k_chains() {
+        let run = committed("example");
+        let m = run.mlp().unwrap();
+        let spec = mlp(&run);
+        assert!(spec.y.diagonal.is_some());
+        let measured: Vec<_> = m.regions.iter().filter(|r| r.skipped.is_none()).collect();
+        assert_eq!(spec.series.len(), measured.len());
+        for (s, r) in spec.series.iter().zip(measured) {
+            let t1 = r.point(1).unwrap().ns_per_load.median;
+            for p in &r.points {
+                let got = s
+                    .points
+                    .iter()
+                    .find(|q| q.x == Some(f64::from(p.chains)))
+                    .unwrap();
+                let want = t1 / p.ns_per_load.median;
+                assert_eq!(got.value, Some(want), "{} k={}", s.name, p.chains);
+                if p.chains == 1 {
+                    assert_eq!(got.value, Some(1.0));
+                }
+                // The range runs from the slowest repetition to the fastest.
+                if p.ns_per_load.n > 1 {
+                    assert_eq!(got.min, Some(t1 / p.ns_per_load.max));
+                    assert_eq!(got.max, Some(t1 / p.ns_per_load.min));
+                }
+            }
+        }
     }
 }

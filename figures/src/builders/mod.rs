@@ -19,6 +19,7 @@ mod inspect;
 pub mod lab;
 mod mlp;
 mod noise;
+mod noise_split;
 mod points;
 mod shootdown;
 mod source;
@@ -39,7 +40,7 @@ pub use shootdown::shootdown;
 pub use source::series_name;
 pub use syscall::syscall_floor;
 pub use tail::{tail_histogram, tail_percentiles};
-pub use translation::{size_label, staircase, thp, tlb_reach};
+pub use translation::{size_label, staircase, staircase_ratio, thp, tlb_reach, tlb_reach_ratio};
 pub use walk::walk;
 
 use source::reference_for;
@@ -56,8 +57,12 @@ pub const CHART_NAMES: &[&str] = &[
     "syscall-floor",
     shootdown::NAME,
     "noise-spread",
+    noise_split::RUNS,
+    noise_split::DETECT,
     "staircase",
+    "staircase-ratio",
     "tlb-reach",
+    "tlb-reach-ratio",
     "thp",
     walk::NAME,
     mlp::NAME,
@@ -81,9 +86,9 @@ pub fn charts_of(kind: Kind) -> &'static [&'static str] {
         Kind::Alloc => &["alloc-latency"],
         Kind::Syscall => &["syscall-floor"],
         Kind::Shootdown => &[shootdown::NAME],
-        Kind::Noise => &["noise-spread"],
-        Kind::Staircase => &["staircase"],
-        Kind::TlbReach => &["tlb-reach"],
+        Kind::Noise => &["noise-spread", noise_split::RUNS, noise_split::DETECT],
+        Kind::Staircase => &["staircase", "staircase-ratio"],
+        Kind::TlbReach => &["tlb-reach", "tlb-reach-ratio"],
         Kind::Thp => &["thp"],
         Kind::Walk => &[walk::NAME],
         Kind::Mlp => &[mlp::NAME],
@@ -127,26 +132,37 @@ impl std::error::Error for BuildError {}
 /// `runs[0]` is the run the chapter shows (the reader's own or the example
 /// run); the rest are published references, and each chart picks the one
 /// that reports its experiment. The `inspect-*` charts draw the `collector
-/// inspect` file among `runs`; the [`lab`] charts need no run.
+/// inspect` file among `runs`; the [`lab`] charts need no run. Every
+/// chart's notes come out in a reader's words ([`points::notes_in_words`]).
 pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
-    let run = || {
-        runs.first()
-            .copied()
-            .ok_or_else(|| BuildError::NoRun(name.to_string()))
-    };
+    built(name, runs).map(points::notes_in_words)
+}
+
+/// The chart `name` as its builder makes it.
+fn built(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
+    match overlaid(name, runs) {
+        Err(BuildError::UnknownChart(_)) => build_rest(name, runs),
+        built => built,
+    }
+}
+
+/// The charts a dropped run file is laid over (the compare page's and the
+/// labs'), built as [`build`] builds them, notes in a reader's words. The
+/// lab's worker reads dropped files with this alone, so it links these
+/// builders and no others.
+pub fn build_overlaid(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
+    overlaid(name, runs).map(points::notes_in_words)
+}
+
+fn overlaid(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
+    let run = || first_run(name, runs);
     let references = runs.get(1..).unwrap_or_default();
-    let inspected = || inspection_in(runs).ok_or_else(|| BuildError::NoRun(name.to_string()));
     match name {
         "first-touch-ns-per-page" => Ok(first_touch_ns_per_page(
             run()?,
             reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
         )),
         "first-touch-faults" => Ok(first_touch_faults(run()?)),
-        buddyinfo::NAME => Ok(buddyinfo(
-            run()?,
-            reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
-        )),
-        "tail-histogram" => Ok(tail_histogram(run()?)),
         "tail-percentiles" => Ok(tail_percentiles(
             run()?,
             reference_for(references, pagewalk_model::tail::EXPERIMENT),
@@ -159,7 +175,6 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             run()?,
             reference_for(references, pagewalk_model::syscall::EXPERIMENT),
         )),
-        shootdown::NAME => Ok(shootdown(run()?)),
         "noise-spread" => Ok(noise_spread(
             run()?,
             reference_for(references, pagewalk_model::noise::EXPERIMENT),
@@ -173,6 +188,36 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
             run()?,
             reference_for(references, pagewalk_model::translation::THP),
         )),
+        lab::FIRST_TOUCH => Ok(lab::first_touch(runs)),
+        lab::CHASE => Ok(lab::chase(runs)),
+        lab::TLB_MODEL => Ok(lab::tlb_model()),
+        _ => Err(BuildError::UnknownChart(name.to_string())),
+    }
+}
+
+/// `runs[0]`, the run the chart shows.
+fn first_run<'a>(name: &str, runs: &[&'a RunFile]) -> Result<&'a RunFile, BuildError> {
+    runs.first()
+        .copied()
+        .ok_or_else(|| BuildError::NoRun(name.to_string()))
+}
+
+/// Every other chart: [`build`] for the charts no file is dropped on.
+fn build_rest(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
+    let run = || first_run(name, runs);
+    let references = runs.get(1..).unwrap_or_default();
+    let inspected = || inspection_in(runs).ok_or_else(|| BuildError::NoRun(name.to_string()));
+    match name {
+        buddyinfo::NAME => Ok(buddyinfo(
+            run()?,
+            reference_for(references, pagewalk_model::first_touch::EXPERIMENT),
+        )),
+        "tail-histogram" => Ok(tail_histogram(run()?)),
+        shootdown::NAME => Ok(shootdown(run()?)),
+        noise_split::RUNS => Ok(noise_split::noise_runs(run()?)),
+        noise_split::DETECT => Ok(noise_split::noise_detect(run()?)),
+        "staircase-ratio" => Ok(staircase_ratio(run()?)),
+        "tlb-reach-ratio" => Ok(tlb_reach_ratio(run()?)),
         walk::NAME => Ok(walk(run()?)),
         mlp::NAME => Ok(mlp(run()?)),
         // A `collector inspect` file, wherever it is in `runs`.
@@ -180,9 +225,6 @@ pub fn build(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
         inspect::SWITCHES => Ok(inspect_switches(inspected()?)),
         inspect::RUN_QUEUE => Ok(inspect_run_queue(inspected()?)),
         inspect::HUGE_PAGES => Ok(inspect_huge_pages(inspected()?)),
-        lab::FIRST_TOUCH => Ok(lab::first_touch(runs)),
-        lab::CHASE => Ok(lab::chase(runs)),
-        lab::TLB_MODEL => Ok(lab::tlb_model()),
         _ => Err(BuildError::UnknownChart(name.to_string())),
     }
 }

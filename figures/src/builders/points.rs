@@ -2,12 +2,14 @@
 //! point from a summary, and the latency charts' (tail, alloc, syscall)
 //! percentile bars.
 
-use pagewalk_model::{Latency, RunFile, Summary};
+use pagewalk_model::{reason, Latency, RunFile, Summary};
 
 use super::source::series_name;
-use crate::spec::Point;
+use crate::spec::{ChartSpec, Point};
 
-/// Why a source has no results of `experiment`, if it has none.
+/// Why a source has no results of `experiment`, if it has none: the
+/// recorded reason as the run file has it, which [`notes_in_words`] puts
+/// in a reader's words with the chart's other notes.
 pub fn missing_reason(run: &RunFile, experiment: &str) -> Option<String> {
     let e = run.experiment(experiment);
     if e.is_some_and(|e| e.results.is_some()) {
@@ -17,6 +19,27 @@ pub fn missing_reason(run: &RunFile, experiment: &str) -> Option<String> {
         .and_then(|e| e.reason.clone())
         .unwrap_or_else(|| format!("the {experiment} experiment did not run"));
     Some(format!("{}: {why}", series_name(run)))
+}
+
+/// `spec` with every note (the chart's, and each point's, which the
+/// legend, the tooltip and the data table show) in a reader's words
+/// ([`reason::in_words`]). [`build`](super::build) passes every chart
+/// through it, so a reason a builder quotes from the run file (a point's
+/// `skipped`, an experiment's `reason`, as [`missing_reason`] does) never
+/// reaches the page as the system wrote it: no `(os error 2)`, no
+/// `apt-get install` in a legend.
+pub(crate) fn notes_in_words(mut spec: ChartSpec) -> ChartSpec {
+    let said = |note: &mut Option<String>| {
+        if let Some(text) = note {
+            *text = reason::in_words(text);
+        }
+    };
+    said(&mut spec.note);
+    said(&mut spec.empty_note);
+    for point in spec.series.iter_mut().flat_map(|s| &mut s.points) {
+        said(&mut point.note);
+    }
+    spec
 }
 
 /// The median with a whisker up to p99 (when the source has both); a gap

@@ -64,14 +64,14 @@ pub struct LoadedFile {
 
 /// Validates `bytes` as a run file by the model's one rule (UTF-8, size,
 /// content limits; errors name `label` and the field) and builds, for each
-/// chart in `charts`, the overlay from it. A chart [`crate::build`] does
-/// not know is listed in `nothing_for`.
+/// chart in `charts`, the overlay from it. A chart no file is laid over
+/// ([`crate::builders::build_overlaid`]) is listed in `nothing_for`.
 pub fn load_file(label: &str, bytes: &[u8], charts: &[String]) -> Result<LoadedFile, String> {
     let run = pagewalk_model::parse_run_bytes(label, bytes).map_err(|e| e.to_string())?;
     let mut overlays = BTreeMap::new();
     let mut nothing_for = Vec::new();
     for chart in charts {
-        let overlay = crate::build(chart, &[&run])
+        let overlay = crate::builders::build_overlaid(chart, &[&run])
             .map(|spec| file_overlay(label, &spec))
             .unwrap_or_default();
         if overlay.series.is_empty() {
@@ -155,6 +155,30 @@ mod tests {
             assert_eq!(spec.series[i].points, spec.series[i + 3].points);
             assert_eq!(spec.panel_of(&spec.series[i + 3]), Some(i));
             assert_eq!(spec.legend_name(&spec.series[i + 3]), name);
+        }
+    }
+
+    /// Every chart on a page a reader drops files on (the compare page and
+    /// the labs' page) is one the worker can lay a file over: it links
+    /// only [`crate::builders::build_overlaid`]'s builders.
+    #[test]
+    fn every_chart_on_a_drop_page_can_take_a_file() {
+        let (_, text) = example_text();
+        let book = concat!(env!("CARGO_MANIFEST_DIR"), "/../book/");
+        for page in ["compare-runs.md", "in-your-browser.md"] {
+            let md = std::fs::read_to_string(format!("{book}{page}")).unwrap();
+            let charts: Vec<String> = md
+                .split("{{chart \"")
+                .skip(1)
+                .map(|s| s.split('"').next().unwrap().to_string())
+                .collect();
+            assert!(!charts.is_empty(), "{page}");
+            let loaded = load_file("x.json", text.as_bytes(), &charts).unwrap();
+            assert!(
+                loaded.nothing_for.is_empty(),
+                "{page}: {:?}",
+                loaded.nothing_for
+            );
         }
     }
 

@@ -18,7 +18,7 @@ const GROUP_GAP: f64 = 12.0;
 const LINE_H: f64 = 13.0;
 
 /// Gap between two panels of small multiples.
-const PANEL_GAP: f64 = 14.0;
+const PANEL_GAP: f64 = 26.0;
 
 /// Horizontal grouped bars; returns the SVG height. With panels
 /// ([`crate::Axis::panels`]) the value axis is drawn once per panel, side
@@ -52,7 +52,8 @@ pub(super) fn bars(
         (longest + 10.0).min(w * 0.4)
     };
     let left = if above { PAD + 2.0 } else { PAD + label_w };
-    let right = w - PAD - 16.0;
+    // Room for the value written after the longest bar.
+    let right = w - PAD - if spec.y.value_labels { 64.0 } else { 16.0 };
     let panel_w = (right - left - PANEL_GAP * (npanel - 1) as f64) / npanel as f64;
     let panel_x = |p: usize| left + (panel_w + PANEL_GAP) * p as f64;
     // Each panel's name above it, wrapped to its width.
@@ -103,9 +104,33 @@ pub(super) fn bars(
         .flat_map(|s| s.points.iter())
         .flat_map(|p| [p.value, p.min, p.max])
         .flatten()
+        .chain(spec.y.band.iter().flat_map(|b| [b.low, b.high]))
         .collect();
+    // With the last panel alone, it and the others are fitted apart.
+    let alone = spec.x.last_panel_alone && npanel > 1;
+    let values_of = |last: bool| -> Vec<f64> {
+        spec.series
+            .iter()
+            .filter(|s| spec.panel_of(s).is_some_and(|p| (p == npanel - 1) == last))
+            .flat_map(|s| s.points.iter())
+            .flat_map(|p| [p.value, p.min, p.max])
+            .flatten()
+            .collect()
+    };
+    let (rest, last) = if alone {
+        (values_of(false), values_of(true))
+    } else {
+        (values.clone(), Vec::new())
+    };
     let scales: Vec<ValueScale> = (0..npanel)
-        .map(|p| ValueScale::fit(&spec.y, &values, true, panel_x(p), panel_x(p) + panel_w))
+        .map(|p| {
+            let own = if alone && p == npanel - 1 {
+                &last
+            } else {
+                &rest
+            };
+            ValueScale::fit(&spec.y, own, true, panel_x(p), panel_x(p) + panel_w)
+        })
         .collect();
     let dots = spec.y.scale == Scale::Log;
 
@@ -127,6 +152,12 @@ pub(super) fn bars(
         );
     }
     out.push_str("</g>");
+    if let Some(band) = &spec.y.band {
+        // Named in the legend.
+        for scale in &scales {
+            band_across(out, scale, band, pal, (top, bottom));
+        }
+    }
     if head_lines > 0 {
         out.push_str("<g class=\"pw-panels\">");
         let attrs = format!(
@@ -184,10 +215,23 @@ pub(super) fn bars(
     }
     out.push_str("</g>");
 
-    // Marks, whiskers and gaps: panel by panel, group by group.
+    // Marks, whiskers and gaps: panel by panel, group by group. A range
+    // runs beside its bar, in the lower part of the bar's slot, never
+    // through it (a whisker across a bar reads as a second bar).
+    let ranged = spec
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.min.is_some_and(|lo| p.max != Some(lo)));
+    let mark_h = if ranged && !dots {
+        ((bar_h - 3.0) * 0.62).max(4.0)
+    } else {
+        bar_h - 3.0
+    };
     let styles = styles(spec);
     let mut marks = String::new();
     let mut whiskers = String::new();
+    let mut labels = String::new();
     for (pi, scale) in scales.iter().enumerate() {
         for (ci, c) in spec.categories.iter().enumerate() {
             for (si, s) in spec.series.iter().enumerate() {
@@ -205,7 +249,14 @@ pub(super) fn bars(
                 };
                 let (a, b) = (scale.map(scale.baseline()), scale.map(v));
                 let attrs = mark_attrs(&spec.y, s, &c.key, &c.label, p);
-                let yc = y0 + bar_h / 2.0;
+                let yc = y0 + 1.5 + mark_h / 2.0;
+                // The whisker's line: the bar's own centre for a dot, the
+                // room under the bar otherwise.
+                let yw = if dots || !ranged {
+                    yc
+                } else {
+                    (y0 + 1.5 + mark_h + y0 + bar_h - 1.0) / 2.0
+                };
                 // On a log axis a bar's length would be measured from
                 // an arbitrary floor: a dot says the value.
                 if dots {
@@ -224,7 +275,7 @@ pub(super) fn bars(
                         n(x),
                         n(y0 + 1.5),
                         n(bw),
-                        n(bar_h - 3.0),
+                        n(mark_h),
                         bar_paint(styles[si], pal)
                     );
                 }
@@ -238,10 +289,18 @@ pub(super) fn bars(
                         esc(&pal.fg)
                     );
                 }
+                // The value goes right after its bar, haloed where the
+                // range runs underneath it.
+                let end = a.max(b);
                 if let (Some(lo), Some(hi)) = (p.min, p.max) {
                     if lo != hi && scale.places(lo) && scale.places(hi) {
                         let (x1, x2) = (scale.map(lo), scale.map(hi));
-                        let cap = (bar_h / 2.0 - 2.0).max(2.0);
+                        let cap = if dots || !ranged {
+                            (bar_h / 2.0 - 2.0).max(2.0)
+                        } else {
+                            ((bar_h - 3.0 - mark_h) / 2.0).max(1.5)
+                        };
+                        let yc = yw;
                         let _ = write!(
                             whiskers,
                             "<path d=\"M{x1} {yc}H{x2}M{x1} {a}V{b}M{x2} {a}V{b}\"/>",
@@ -252,6 +311,17 @@ pub(super) fn bars(
                             b = n(yc + cap)
                         );
                     }
+                }
+                if spec.y.value_labels && v != 0.0 {
+                    let _ = write!(
+                        labels,
+                        "<text class=\"pw-value\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\" aria-hidden=\"true\">{}</text>",
+                        n(end + 4.0),
+                        n(yc + 3.5),
+                        esc(&pal.fg),
+                        esc(&pal.bg),
+                        esc(&super::text::with_unit(v, &spec.y.unit))
+                    );
                 }
             }
         }
@@ -267,5 +337,31 @@ pub(super) fn bars(
         esc(&pal.bg),
         esc(&pal.fg)
     );
+    out.push_str(&labels);
     h
+}
+
+/// `band` shaded from `top` to `bottom` across one panel's scale (its
+/// name is in the legend and in the band's tooltip).
+fn band_across(
+    out: &mut String,
+    scale: &ValueScale,
+    band: &crate::spec::Band,
+    pal: &Palette,
+    (top, bottom): (f64, f64),
+) {
+    if !(scale.places(band.low) && scale.places(band.high)) {
+        return;
+    }
+    let (x1, x2) = (scale.map(band.low), scale.map(band.high));
+    let _ = write!(
+        out,
+        "<rect class=\"pw-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.22\"><title>{}</title></rect>",
+        n(x1.min(x2)),
+        n(top),
+        n((x2 - x1).abs().max(2.0)),
+        n(bottom - top),
+        esc(&pal.axis),
+        esc(&band.label)
+    );
 }

@@ -103,6 +103,12 @@ pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, 
             flow.item(out, pal, text, Swatch::Marker(kind));
         }
     }
+    if let Some(band) = &spec.y.band {
+        flow.item(out, pal, &band.label, Swatch::Band);
+    }
+    if let Some(label) = &spec.y.diagonal {
+        flow.item(out, pal, label, Swatch::Diagonal);
+    }
     out.push_str("</g>");
     flow.row + flow.row_h + 8.0
 }
@@ -121,6 +127,10 @@ enum Swatch {
     Series(Style, bool),
     /// A piece of a marker kind's line.
     Marker(MarkerKind),
+    /// The shaded range of [`crate::spec::Axis::band`].
+    Band,
+    /// The dashed y = x of [`crate::spec::Axis::diagonal`].
+    Diagonal,
 }
 
 impl Flow {
@@ -151,6 +161,20 @@ impl Flow {
                 n(self.x + 0.5),
                 n(self.row + 4.5),
                 bar_paint(style, pal)
+            ),
+            Swatch::Band => write!(
+                out,
+                "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\" fill-opacity=\"0.3\"/>",
+                n(self.x + 0.5),
+                n(self.row + 4.5),
+                esc(&pal.axis)
+            ),
+            Swatch::Diagonal => write!(
+                out,
+                "<path d=\"M{} {}l16 -10\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>",
+                n(self.x),
+                n(self.row + 15.0),
+                esc(&pal.axis)
             ),
             Swatch::Marker(kind) => {
                 let (dash, colour) = marker_style(kind, pal);
@@ -231,10 +255,14 @@ pub(super) fn marker_paint(style: Style, pal: &Palette) -> String {
 
 /// One line style per kind of marker, named in the legend's key: caches
 /// dashed in the axis colour, TLB reaches dotted in the text colour.
+/// Caches and TLBs in two hues of their own (the last two series hues,
+/// which a translation chart's at most four series never reach), as well
+/// as two dash patterns, so the two kinds of line are told apart at a
+/// glance and named in the legend.
 pub(super) fn marker_style(kind: MarkerKind, pal: &Palette) -> (&'static str, &str) {
     match kind {
-        MarkerKind::Cache => ("5 3", &pal.axis),
-        MarkerKind::Tlb => ("1.5 2.5", &pal.fg),
+        MarkerKind::Cache => ("5 3", pal.colour(crate::render::Hue::Series(4))),
+        MarkerKind::Tlb => ("1.5 2.5", pal.colour(crate::render::Hue::Series(5))),
         MarkerKind::Step => ("1 3", &pal.axis),
     }
 }

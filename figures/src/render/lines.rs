@@ -167,6 +167,7 @@ pub(super) fn lines(
     let ys: Vec<f64> = pts()
         .flat_map(|p| [p.value, p.min, p.max])
         .flatten()
+        .chain(spec.y.band.iter().flat_map(|b| [b.low, b.high]))
         .collect();
     // The y scale's labels set the left margin; its pixels come later.
     let ys_domain = ValueScale::fit(&spec.y, &ys, false, 1.0, 0.0);
@@ -239,10 +240,27 @@ pub(super) fn lines(
     if ys.is_empty() {
         no_data(out, spec, pal, (left, right), top);
     }
+    if let Some(b) = spec.y.band.as_ref().filter(|b| ys_scale.places(b.low)) {
+        let (y1, y2) = (ys_scale.map(b.high), ys_scale.map(b.low));
+        let _ = write!(
+            out,
+            "<rect class=\"pw-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.22\"><title>{}</title></rect>",
+            n(left),
+            n(y1.min(y2) - 1.0),
+            n(right - left),
+            n((y2 - y1).abs() + 2.0),
+            esc(&pal.axis),
+            esc(&b.label)
+        );
+    }
     draw_markers(out, &placed, &spec.x.unit, pal, band_bottom, (top, bottom));
+    if spec.y.diagonal.is_some() {
+        diagonal(out, &xs_scale, &ys_scale, pal);
+    }
 
     out.push_str("<g class=\"pw-marks\">");
     let styles = styles(spec);
+    let mut ends = Vec::new();
     for (s, &style) in spec.series.iter().zip(&styles) {
         let colour = esc(pal.colour(style.hue));
         let paint = marker_paint(style, pal);
@@ -281,7 +299,54 @@ pub(super) fn lines(
             out,
             "<path d=\"{d}\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"{dash} aria-hidden=\"true\"/>{marks}"
         );
+        // The curve's last value at its end, so its ceiling is read
+        // without a tap (placed below, clear of the others).
+        let last = s.points.iter().rev().find_map(|p| {
+            let (x, v) = (p.x?, p.value?);
+            (xs_scale.places(x) && ys_scale.places(v)).then_some((x, v))
+        });
+        if let (true, Some((x, v))) = (spec.y.value_labels, last) {
+            ends.push((xs_scale.map(x) - 7.0, ys_scale.map(v) - 7.0, colour, v));
+        }
     }
     out.push_str("</g>");
+    end_labels(out, ends, pal);
     h
+}
+
+/// Each curve's last value beside its end; labels closer than a line
+/// apart are pushed down in turn so none is written over another.
+fn end_labels(out: &mut String, mut ends: Vec<(f64, f64, String, f64)>, pal: &Palette) {
+    ends.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let mut floor = f64::MIN;
+    for (x, y, colour, v) in ends {
+        let y = y.max(floor + 12.0);
+        floor = y;
+        let _ = write!(
+            out,
+            "<text class=\"pw-value\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"{colour}\" stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\" aria-hidden=\"true\">{}</text>",
+            n(x),
+            n(y),
+            esc(&pal.bg),
+            pagewalk_model::units::count(v)
+        );
+    }
+}
+
+/// y = x over the part of the plot both scales cover, dashed.
+fn diagonal(out: &mut String, xs: &ValueScale, ys: &ValueScale, pal: &Palette) {
+    let lo = xs.lo.max(ys.lo);
+    let hi = xs.hi.min(ys.hi);
+    if lo >= hi {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<path class=\"pw-diagonal\" d=\"M{} {}L{} {}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" fill=\"none\" aria-hidden=\"true\"/>",
+        n(xs.map(lo)),
+        n(ys.map(lo)),
+        n(xs.map(hi)),
+        n(ys.map(hi)),
+        esc(&pal.axis)
+    );
 }

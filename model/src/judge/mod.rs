@@ -11,6 +11,7 @@
 //! and its JSON schema lists every such word, so a template comparing with
 //! a word no outcome has fails the build.
 
+pub mod busy;
 pub mod counts;
 pub mod curves;
 pub mod measured;

@@ -157,7 +157,7 @@ fn path(r: &AllocPathResult) -> Path {
     .find_map(|&m| r.mapping_calls.iter().find(|c| c.method == m));
     Path {
         stats: Stats::of(r.latency.as_ref()),
-        skipped: r.skipped.clone(),
+        skipped: r.skipped.as_deref().map(pagewalk_model::reason::in_words),
         label: r.path.label(),
         size_bytes: r.size_bytes,
         pattern: r.pattern.clone(),

@@ -54,11 +54,15 @@ pub struct FailedCheck {
     pub observed: String,
 }
 
-/// Why the experiment has no results: its reason when skipped or failed.
+/// Why the experiment has no results: its reason when skipped or failed,
+/// in a reader's words (`reason::in_words`: the run file keeps the raw text).
 pub fn skipped(record: &ExperimentRecord) -> Option<String> {
     match record.status {
         Status::Ok | Status::Interrupted => None,
-        _ => record.reason.clone(),
+        _ => record
+            .reason
+            .as_deref()
+            .map(pagewalk_model::reason::in_words),
     }
 }
 

@@ -229,7 +229,7 @@ fn region(m: &MlpResults, g: &MlpRegionResult) -> Region {
         label: g.region.label(),
         size: size(g.bytes),
         note: Some(note(m, g)),
-        skipped: g.skipped.clone(),
+        skipped: g.skipped.as_deref().map(pagewalk_model::reason::in_words),
         huge_percent: g.huge_fraction.map(|f| f * 100.0),
         one: points.iter().find(|p| p.chains == 1).cloned(),
         top: m.chains.iter().max().and_then(|&k| point(g, k)),

@@ -62,6 +62,8 @@ pub struct Context {
     pub r2: Views,
     /// The run each view of the shown run comes from, keyed as the views are (`whose.ft.kind`, `whose.stair.machine.cpu`): the reader's own, or the committed example's where the reader's runs have none of that experiment yet. A chapter's "Whose numbers" says this, not `run`, which is the newest run only.
     pub whose: Whose,
+    /// Every experiment the book shows, with what else the machine did while it ran (from the run its view comes from, as `whose`), in the model's order: the method page's full list. A chapter's box says it only when the verdict is `busy`.
+    pub backgrounds: Vec<run::ExperimentBackground>,
 }
 
 /// Published sources and the context key each is filed under.
@@ -109,6 +111,7 @@ pub fn context(data: &DataSet) -> Context {
         r1,
         r2,
         whose: Whose::of(data),
+        backgrounds: run::backgrounds(data),
     };
     context
 }

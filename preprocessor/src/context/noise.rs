@@ -326,7 +326,7 @@ pub fn view(run: &RunFile) -> Option<Noise> {
 fn batch(b: &NoiseBatch) -> Batch {
     let ms = |v: f64| v / 1e6;
     Batch {
-        skipped: b.skipped.clone(),
+        skipped: b.skipped.as_deref().map(pagewalk_model::reason::in_words),
         ms: b.summary.map(|s| ms(s.median)),
         min_ms: b.summary.map(|s| ms(s.min)),
         max_ms: b.summary.map(|s| ms(s.max)),

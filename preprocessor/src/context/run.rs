@@ -2,6 +2,7 @@
 //! machine, what else the machine did, and where the collector's release
 //! is downloaded from.
 
+use pagewalk_model::judge::busy::{self, Busy, Load};
 use pagewalk_model::{Kind, MachineContext, RunFile, UtcTime};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -53,7 +54,8 @@ impl Whose {
                 s.machine.as_ref(),
                 data.own && !s.example,
             );
-            info.background = s.background.as_ref().map(background);
+            let cpus = s.machine.as_ref().map(|m| m.cpu.logical_cpus);
+            info.background = s.background.as_ref().map(|b| background(b, cpus));
             let info = Some(info);
             match kind {
                 Kind::FirstTouch => w.ft = info,
@@ -137,25 +139,167 @@ pub struct BackgroundView {
     pub others_cpus: Option<f64>,
     /// The busiest other process and its CPU seconds (`cc1: 1.90 s`), when it took a twentieth of the window or more; else null.
     pub busiest: Option<String>,
-    /// The line a reader sees: `12% steal, 1.4 other runnable tasks, other processes 0.8 CPUs`.
+    /// The figures in one line, for the method page: `12% steal, 1.4 other runnable tasks, other processes 0.8 CPUs`.
     pub summary: String,
+    /// `busy` when the machine was busy enough to matter to this experiment's figures (see `judge::busy`: steal of 5% or more, more other runnable tasks than the CPUs the collector left free, or other processes keeping half of those busy), else `quiet`.
+    pub verdict: Busy,
+    /// What was high (`steal`, `runnable`, `others`); empty when quiet.
+    pub loads: Vec<Load>,
+    /// The sentence a chapter's "Whose numbers" box ends with when the verdict is `busy`, naming what was high (`While this ran, the hypervisor took 7% of the CPU time for others (steal): ...`); null when quiet, and the box says nothing.
+    pub busy: Option<String>,
 }
 
-fn background(b: &pagewalk_model::Background) -> BackgroundView {
+fn background(b: &pagewalk_model::Background, logical_cpus: Option<usize>) -> BackgroundView {
     let others = b.others_cpus();
+    // Named only when it took a twentieth of the window or more: a
+    // kernel thread's tick in a quiet second is no neighbour.
+    let busiest = b
+        .busiest
+        .first()
+        .filter(|p| p.cpu_s >= 0.05 * b.window_s)
+        .map(|p| format!("{}: {:.2} s", p.command, p.cpu_s));
+    let loads = busy::loads(b, logical_cpus);
     BackgroundView {
         steal: b.steal_fraction,
         other_runnable: b.other_runnable,
         others_cpus: others,
-        // Named only when it took a twentieth of the window or more: a
-        // kernel thread's tick in a quiet second is no neighbour.
-        busiest: b
-            .busiest
-            .first()
-            .filter(|p| p.cpu_s >= 0.05 * b.window_s)
-            .map(|p| format!("{}: {:.2} s", p.command, p.cpu_s)),
+        busy: busy_sentence(b, &loads, logical_cpus, busiest.as_deref()),
+        busiest,
         summary: b.summary(),
+        verdict: busy::busy(&loads),
+        loads,
     }
+}
+
+/// What was high while the experiment ran, as the box says it; `None`
+/// when nothing was. Each load has its own words (the match is exhaustive),
+/// so a new load cannot go unsaid.
+fn busy_sentence(
+    b: &pagewalk_model::Background,
+    loads: &[Load],
+    logical_cpus: Option<usize>,
+    busiest: Option<&str>,
+) -> Option<String> {
+    if loads.is_empty() {
+        return None;
+    }
+    let spare = match busy::spare_cpus(logical_cpus) {
+        1 => "the one CPU".to_string(),
+        n => format!("the {n} CPUs"),
+    };
+    let said: Vec<String> = loads
+        .iter()
+        .map(|load| match load {
+            Load::Steal => format!(
+                "the hypervisor took {:.0}% of the CPU time for others (steal)",
+                b.steal_fraction * 100.0
+            ),
+            Load::Runnable => format!(
+                "on average {:.1} other tasks were ready to run, more than {spare} the collector left free",
+                b.other_runnable.unwrap_or_default()
+            ),
+            Load::Others => format!(
+                "other processes kept {:.1} CPUs busy",
+                b.others_cpus().unwrap_or_default()
+            ),
+        })
+        .collect();
+    let list = match said.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{}, and {last}", rest.join(", ")),
+        None => return None,
+    };
+    // The neighbour, where one process took a share worth naming and the
+    // load it adds to is among those said.
+    let neighbour = busiest
+        .filter(|_| {
+            loads
+                .iter()
+                .any(|l| matches!(l, Load::Runnable | Load::Others))
+        })
+        .map_or(String::new(), |p| {
+            format!(" (the busiest other process: {p})")
+        });
+    Some(format!(
+        "While this ran, {list}{neighbour}: the figures here may read slower, and vary more, than on a quiet machine."
+    ))
+}
+
+#[cfg(test)]
+#[test]
+fn the_busy_sentence_names_each_load_high_and_nothing_when_quiet() {
+    let b = pagewalk_model::Background {
+        window_s: 2.0,
+        user_fraction: 0.5,
+        system_fraction: 0.1,
+        idle_fraction: 0.33,
+        iowait_fraction: 0.0,
+        irq_fraction: 0.0,
+        steal_fraction: 0.07,
+        other_runnable: Some(2.5),
+        load_1m: Some(2.0),
+        others_cpu_s: Some(3.0),
+        busiest: vec![pagewalk_model::BusyProcess {
+            command: "cc1".into(),
+            cpu_s: 1.9,
+        }],
+        memory_some_us: None,
+        memory_full_us: None,
+        cpu_some_us: None,
+    };
+    let view = background(&b, Some(4));
+    assert_eq!(view.verdict, Busy::Busy);
+    assert_eq!(view.loads, [Load::Steal, Load::Others]);
+    assert_eq!(
+        view.busy.as_deref(),
+        Some(
+            "While this ran, the hypervisor took 7% of the CPU time for others (steal), and other \
+             processes kept 1.5 CPUs busy (the busiest other process: cc1: 1.90 s): the figures \
+             here may read slower, and vary more, than on a quiet machine."
+        )
+    );
+    // On two CPUs the same runnable tasks outnumber the one left free.
+    assert_eq!(
+        background(&b, Some(2)).loads,
+        [Load::Steal, Load::Runnable, Load::Others]
+    );
+    let quiet = pagewalk_model::Background {
+        steal_fraction: 0.0,
+        other_runnable: Some(0.5),
+        others_cpu_s: Some(0.1),
+        ..b
+    };
+    let view = background(&quiet, Some(2));
+    assert_eq!((view.verdict, view.busy), (Busy::Quiet, None));
+    assert_eq!(
+        view.summary,
+        "0% steal, 0.5 other runnable tasks, other processes 0.1 CPUs"
+    );
+}
+
+/// One experiment's background, for the method page's list of them all.
+#[derive(Clone, Serialize, JsonSchema)]
+pub struct ExperimentBackground {
+    /// The experiment's name (`first-touch`).
+    pub experiment: &'static str,
+    /// What else the machine did meanwhile, in the same view as `whose.<view>.background`.
+    pub background: BackgroundView,
+}
+
+/// Every experiment the book shows with a recorded background, each from
+/// the run its view comes from (as `whose`), in the model's order.
+pub fn backgrounds(data: &DataSet) -> Vec<ExperimentBackground> {
+    Kind::ALL
+        .iter()
+        .filter_map(|&kind| {
+            let s = data.sources.get(kind.name())?;
+            let cpus = s.machine.as_ref().map(|m| m.cpu.logical_cpus);
+            Some(ExperimentBackground {
+                experiment: kind.name(),
+                background: background(s.background.as_ref()?, cpus),
+            })
+        })
+        .collect()
 }
 
 /// A multi-size THP size in use.

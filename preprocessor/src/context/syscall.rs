@@ -161,7 +161,8 @@ pub fn view(run: &RunFile) -> Option<Syscall> {
         skipped: skipped(record),
         ops,
         strace_multiplier: ratio(median(SyscallOp::GetpidStrace), median(SyscallOp::Getpid)),
-        strace_skipped: get(SyscallOp::GetpidStrace).and_then(|o| o.skipped.clone()),
+        strace_skipped: get(SyscallOp::GetpidStrace)
+            .and_then(|o| o.skipped.as_deref().map(pagewalk_model::reason::in_words)),
         vdso_ratio: ratio(median(SyscallOp::Getpid), median(SyscallOp::ClockGettime)),
         wakeup_ratio: ratio(median(SyscallOp::Wakeup), median(SyscallOp::Getpid)),
         mitigations,
@@ -177,7 +178,7 @@ fn op(r: &SyscallOpResult) -> Op {
         ns: stats.p50,
         batches: stats.n,
         stats,
-        skipped: r.skipped.clone(),
+        skipped: r.skipped.as_deref().map(pagewalk_model::reason::in_words),
         label: r.op.label(),
         calls_per_batch: r.calls_per_batch,
         detail: r.detail.clone(),

@@ -255,7 +255,7 @@ fn variant(v: &TailVariantResult) -> Variant {
     let (max_rep_min, max_rep_max) = range(|r| r.max_ns);
     Variant {
         stats: Stats::of(v.latency.as_ref()),
-        skipped: v.skipped.clone(),
+        skipped: v.skipped.as_deref().map(pagewalk_model::reason::in_words),
         label: v.variant.label(),
         faults: v.hot_minor_faults.map(|f| f.median),
         faults_max: v.hot_minor_faults.map(|f| f.max),

@@ -275,7 +275,7 @@ fn one_size(s: &ThpSize) -> Size {
         .into_iter()
         .flatten()
         .filter_map(|p| p.note.clone())
-        .chain(s.skipped.clone())
+        .chain(s.skipped.as_deref().map(pagewalk_model::reason::in_words))
         .collect();
     Size {
         bytes: s.size_bytes,

@@ -37,7 +37,14 @@ impl Record {
         let failed = super::latency::failed_checks(record);
         let ok = record.status.measured() && record.results.is_some();
         Record {
-            skipped: (!ok).then(|| record.reason.clone()).flatten(),
+            skipped: (!ok)
+                .then(|| {
+                    record
+                        .reason
+                        .as_deref()
+                        .map(pagewalk_model::reason::in_words)
+                })
+                .flatten(),
             duration_s: record.duration_s,
             all_checks_passed: ok.then_some(failed.is_empty()),
             failed_checks: failed,

@@ -247,7 +247,7 @@ fn point(p: &WalkPoint, baseline: Option<f64>) -> Point {
             .map(|(s, b)| s.median - b)
             .filter(|extra| *extra >= 0.0),
         below_baseline: s.zip(baseline).map(|(s, b)| s.median < b),
-        skipped: p.skipped.clone(),
+        skipped: p.skipped.as_deref().map(pagewalk_model::reason::in_words),
         page_tables: p.page_table_kib.map(|k| size(k * KIB)),
         dtlb_per_load: p.per_load(p.dtlb_misses),
         walks_per_load: p.per_load(p.walks_completed),

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::helpers::escape_text;
 
-use super::arrow::ARROW_HEAD;
+use super::arrow::{ARROW_HEAD, WIDTH};
 
 /// A box of the malloc flow: position, size, colour and its lines.
 struct FlowBox {
@@ -17,20 +17,28 @@ struct FlowBox {
     lines: &'static [&'static str],
 }
 
+/// The boxes top down, one column at [`WIDTH`]: the four paths tried in
+/// turn, full width (their longest line, 223 units of 12 px text in a wide
+/// system font, fits with room), then the threshold's two outcomes side by
+/// side, and what freeing a mapped block does to it.
+const FULL: u32 = WIDTH - 12;
+const HALF: u32 = (FULL - 16) / 2;
+const HEIGHT: u32 = 464;
+
 const MALLOC_BOXES: [FlowBox; 8] = [
     FlowBox {
-        x: 10,
-        y: 10,
-        w: 250,
+        x: 6,
+        y: 6,
+        w: FULL,
         h: 28,
         series: 6,
         dashed: false,
         lines: &["malloc(n)"],
     },
     FlowBox {
-        x: 10,
+        x: 6,
         y: 58,
-        w: 250,
+        w: FULL,
         h: 44,
         series: 1,
         dashed: false,
@@ -40,9 +48,9 @@ const MALLOC_BOXES: [FlowBox; 8] = [
         ],
     },
     FlowBox {
-        x: 10,
+        x: 6,
         y: 126,
-        w: 250,
+        w: FULL,
         h: 44,
         series: 2,
         dashed: false,
@@ -52,18 +60,18 @@ const MALLOC_BOXES: [FlowBox; 8] = [
         ],
     },
     FlowBox {
-        x: 10,
+        x: 6,
         y: 194,
-        w: 250,
+        w: FULL,
         h: 44,
         series: 3,
         dashed: false,
         lines: &["3. top of the heap: big enough?", "Cut a chunk from it."],
     },
     FlowBox {
-        x: 10,
+        x: 6,
         y: 262,
-        w: 250,
+        w: FULL,
         h: 44,
         series: 5,
         dashed: true,
@@ -73,37 +81,33 @@ const MALLOC_BOXES: [FlowBox; 8] = [
         ],
     },
     FlowBox {
-        x: 10,
+        x: 6,
         y: 330,
-        w: 250,
-        h: 28,
+        w: HALF,
+        h: 44,
         series: 3,
         dashed: false,
-        lines: &["brk grows the top; new pages fault"],
+        lines: &["brk grows the top;", "new pages fault"],
     },
     FlowBox {
-        x: 290,
-        y: 254,
-        w: 120,
+        x: WIDTH - 6 - HALF,
+        y: 330,
+        w: HALF,
         h: 60,
         series: 4,
         dashed: false,
         lines: &["4. its own mmap;", "free is munmap", "(a fault, a flush)"],
     },
     FlowBox {
-        x: 290,
-        y: 126,
-        w: 120,
-        h: 106,
+        x: 6,
+        y: 414,
+        w: FULL,
+        h: 44,
         series: 4,
         dashed: true,
         lines: &[
-            "freeing such a",
-            "block raises the",
-            "threshold to its",
-            "size (at most",
-            "32 MiB): the next",
-            "one uses the heap",
+            "freeing such a block raises the threshold to its",
+            "size (at most 32 MiB): the next one uses the heap",
         ],
     },
 ];
@@ -114,8 +118,8 @@ const MALLOC_BOXES: [FlowBox; 8] = [
 /// the top of the heap first, and only `sysmalloc`, called when neither
 /// can serve the request, maps a block of its own (glibc 2.26 to 2.42).
 pub(super) fn draw() -> String {
-    let mut svg = String::from(
-        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 368\" role=\"img\" aria-labelledby=\"pw-malloc-text\">",
+    let mut svg = format!(
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" aria-labelledby=\"pw-malloc-text\">",
     );
     for b in &MALLOC_BOXES {
         let dash = if b.dashed {
@@ -140,14 +144,20 @@ pub(super) fn draw() -> String {
     }
     // Arrows: down the main path, across to mmap, and the feedback from
     // the note back to the question.
+    // Down the middle of the column; the threshold's "no" to the heap on
+    // the left, its "yes" to a mapping on the right, and on to what its
+    // free does.
+    let mid = 6 + FULL / 2;
+    let left = 6 + HALF / 2;
+    let right = WIDTH - 6 - HALF / 2;
     let arrows: [(u32, u32, u32, u32, &str); 7] = [
-        (135, 38, 135, 57, ""),
-        (135, 102, 135, 125, "empty or too big"),
-        (135, 170, 135, 193, "no fit"),
-        (135, 238, 135, 261, "too small"),
-        (260, 284, 289, 284, "yes"),
-        (135, 306, 135, 329, "no"),
-        (350, 253, 350, 233, ""),
+        (mid, 34, mid, 57, ""),
+        (mid, 102, mid, 125, "empty or too big"),
+        (mid, 170, mid, 193, "no fit"),
+        (mid, 238, mid, 261, "too small"),
+        (left, 306, left, 329, "no"),
+        (right, 306, right, 329, "yes"),
+        (right, 390, right, 413, ""),
     ];
     for (x1, y1, x2, y2, label) in arrows {
         let _ = write!(

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::helpers::escape_text;
 
-use super::arrow::ARROW_HEAD;
+use super::arrow::{ARROW_HEAD, WIDTH};
 
 /// The seven steps, who runs each, and the words in its box.
 const FAULT_STEPS: [(&str, &str, &str); 7] = [
@@ -46,46 +46,58 @@ const FAULT_STEPS: [(&str, &str, &str); 7] = [
     ),
 ];
 
+/// The CPU's steps start at `CPU_X`, the kernel's are indented to
+/// `KERNEL_X`; every box is `STEP_W` wide: its number, two lines of up to
+/// 240 units (a line of 12 px text in a wide system font), and who runs it
+/// beside the first line.
+const CPU_X: u32 = 6;
+const KERNEL_X: u32 = 30;
+const STEP_W: u32 = WIDTH - KERNEL_X - 6;
+
 /// The steps top down, each arrow to the next.
 pub(super) fn draw() -> String {
     let step_h = 50;
     let height = 20 + step_h * FAULT_STEPS.len() as u32;
     let mut svg = format!(
-        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 {height}\" role=\"img\" aria-labelledby=\"pw-fault-caption pw-fault-desc\">"
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-labelledby=\"pw-fault-caption pw-fault-desc\">"
     );
     for (i, (who, line1, line2)) in FAULT_STEPS.iter().enumerate() {
         let y = 10 + step_h * i as u32;
         // The CPU's steps on the left, the kernel's indented: the two sides
         // of the one exception.
-        let (x, series) = if *who == "CPU" { (10, 1) } else { (60, 2) };
+        let (x, series) = if *who == "CPU" {
+            (CPU_X, 1)
+        } else {
+            (KERNEL_X, 2)
+        };
         let _ = write!(
             svg,
             "<g class=\"pw-dg-step\" data-who=\"{who}\">\
-             <rect class=\"pw-dg-field\" x=\"{x}\" y=\"{y}\" width=\"350\" height=\"38\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <rect class=\"pw-dg-field\" x=\"{x}\" y=\"{y}\" width=\"{STEP_W}\" height=\"38\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
              <text class=\"pw-dg-num\" x=\"{nx}\" y=\"{ty}\" style=\"fill: var(--pw-series-{series})\">{n}</text>\
              <text x=\"{tx}\" y=\"{t1}\">{line1}</text><text x=\"{tx}\" y=\"{t2}\">{line2}</text>\
              <text class=\"pw-dg-note\" x=\"{wx}\" y=\"{t1}\" text-anchor=\"end\">{who}</text></g>",
             n = i + 1,
-            nx = x + 10,
+            nx = x + 8,
             ty = y + 25,
-            tx = x + 34,
+            tx = x + 28,
             t1 = y + 16,
             t2 = y + 31,
-            wx = x + 344,
+            wx = x + STEP_W - 8,
             line1 = escape_text(line1),
             line2 = escape_text(line2),
         );
         if i + 1 < FAULT_STEPS.len() {
             let next_x = if FAULT_STEPS[i + 1].0 == "CPU" {
-                10
+                CPU_X
             } else {
-                60
+                KERNEL_X
             };
             let _ = write!(
                 svg,
                 "<line class=\"pw-dg-arrow\" x1=\"{a}\" y1=\"{y1}\" x2=\"{b}\" y2=\"{y2}\" marker-end=\"url(#pw-dg-head)\"/>",
-                a = x + 175,
-                b = next_x + 175,
+                a = x + STEP_W / 2,
+                b = next_x + STEP_W / 2,
                 y1 = y + 38,
                 y2 = y + step_h - 1,
             );

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use crate::helpers::escape_text;
 
-use super::arrow::ARROW_HEAD;
+use super::arrow::{ARROW_HEAD, WIDTH};
 use super::{decode, Decoded, PageSize};
 
 /// The address the static page walk decodes: a typical user-space stack
@@ -22,7 +22,17 @@ const ROWS: [(&str, &str, &str); 5] = [
     ("offset", "offset", "the 4 KiB page"),
 ];
 
-const ROW_H: u32 = 52;
+/// Rows are `ROW_H` apart: a box `BOX_H` tall and the arrow to the next
+/// table. The field's box holds its name, its bits and its value on three
+/// lines; the table's box its name and the entry read, so that the longest
+/// name ("page-directory-pointer table") fits at [`WIDTH`].
+const ROW_H: u32 = 62;
+const BOX_H: u32 = 52;
+/// The first row's top, under the two column heads.
+const TOP: u32 = 26;
+/// The field boxes' and the table boxes' left edges and widths.
+const FIELD: (u32, u32) = (6, 112);
+const TABLE: (u32, u32) = (148, 186);
 
 /// The static walk of [`EXAMPLE_ADDRESS`] with 4 KiB pages, and the
 /// decoder's form (hidden until the script shows it).
@@ -30,19 +40,18 @@ pub(super) fn draw() -> String {
     let d = decode(EXAMPLE_ADDRESS, PageSize::K4).expect("the example is canonical");
     let hex = format!("{EXAMPLE_ADDRESS:#x}");
     let mut svg = String::new();
-    let height = 30 + ROW_H * ROWS.len() as u32;
+    let height = TOP + ROW_H * ROWS.len() as u32 - (ROW_H - BOX_H) + 4;
+    let (fx, fw) = FIELD;
+    let (tx, tw) = TABLE;
     let _ = write!(
         svg,
-        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 {height}\" role=\"img\" aria-labelledby=\"pw-walk-text\">"
-    );
-    let _ = write!(
-        svg,
-        "<text class=\"pw-dg-head\" x=\"10\" y=\"18\">address field</text>\
-         <text class=\"pw-dg-head\" x=\"228\" y=\"18\">what it selects</text>"
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-labelledby=\"pw-walk-text\">\
+         <text class=\"pw-dg-head\" x=\"{fx}\" y=\"16\">address field</text>\
+         <text class=\"pw-dg-head\" x=\"{tx}\" y=\"16\">what it selects</text>"
     );
     let bits = ["47–39", "38–30", "29–21", "20–12", "11–0"];
     for (i, (key, field, table)) in ROWS.iter().enumerate() {
-        let y = 30 + ROW_H * i as u32;
+        let y = TOP + ROW_H * i as u32;
         let value = match d.indexes.get(i) {
             Some(v) => v.to_string(),
             None => format!("{:#x}", d.offset),
@@ -51,16 +60,24 @@ pub(super) fn draw() -> String {
         let _ = write!(
             svg,
             "<g class=\"pw-dg-row pw-dg-row-{key}\">\
-             <rect class=\"pw-dg-field\" x=\"10\" y=\"{y}\" width=\"180\" height=\"40\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
-             <text x=\"20\" y=\"{ty}\">{field} <tspan class=\"pw-dg-bits\" data-bits=\"{key}\">bits {b}</tspan></text>\
-             <text class=\"pw-dg-value\" x=\"20\" y=\"{vy}\" data-value=\"{key}\">{value}</text>\
-             <line class=\"pw-dg-arrow\" x1=\"192\" y1=\"{my}\" x2=\"222\" y2=\"{my}\" marker-end=\"url(#pw-dg-head)\"/>\
-             <rect class=\"pw-dg-table\" x=\"228\" y=\"{y}\" width=\"182\" height=\"40\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
-             <text x=\"238\" y=\"{ty}\" data-table=\"{key}\">{table}</text>\
-             <text class=\"pw-dg-note\" x=\"238\" y=\"{vy}\" data-note=\"{key}\">{note}</text></g>",
-            ty = y + 16,
-            vy = y + 33,
-            my = y + 20,
+             <rect class=\"pw-dg-field\" x=\"{fx}\" y=\"{y}\" width=\"{fw}\" height=\"{BOX_H}\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <text x=\"{ftx}\" y=\"{f1}\">{field}</text>\
+             <text class=\"pw-dg-bits\" x=\"{ftx}\" y=\"{f2}\" data-bits=\"{key}\">bits {b}</text>\
+             <text class=\"pw-dg-value\" x=\"{ftx}\" y=\"{f3}\" data-value=\"{key}\">{value}</text>\
+             <line class=\"pw-dg-arrow\" x1=\"{a1}\" y1=\"{my}\" x2=\"{a2}\" y2=\"{my}\" marker-end=\"url(#pw-dg-head)\"/>\
+             <rect class=\"pw-dg-table\" x=\"{tx}\" y=\"{y}\" width=\"{tw}\" height=\"{BOX_H}\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <text x=\"{ttx}\" y=\"{t1}\" data-table=\"{key}\">{table}</text>\
+             <text class=\"pw-dg-note\" x=\"{ttx}\" y=\"{t2}\" data-note=\"{key}\">{note}</text></g>",
+            ftx = fx + 8,
+            f1 = y + 17,
+            f2 = y + 31,
+            f3 = y + 46,
+            a1 = fx + fw + 2,
+            a2 = tx - 4,
+            my = y + BOX_H / 2,
+            ttx = tx + 8,
+            t1 = y + 22,
+            t2 = y + 39,
             b = bits[i],
             note = if *key == "offset" {
                 format!("byte {value}")
@@ -71,8 +88,9 @@ pub(super) fn draw() -> String {
         if i + 1 < ROWS.len() {
             let _ = write!(
                 svg,
-                "<line class=\"pw-dg-arrow pw-dg-chain pw-dg-chain-{key}\" x1=\"319\" y1=\"{a}\" x2=\"319\" y2=\"{b2}\" marker-end=\"url(#pw-dg-head)\"/>",
-                a = y + 40,
+                "<line class=\"pw-dg-arrow pw-dg-chain pw-dg-chain-{key}\" x1=\"{cx}\" y1=\"{a}\" x2=\"{cx}\" y2=\"{b2}\" marker-end=\"url(#pw-dg-head)\"/>",
+                cx = tx + tw / 2,
+                a = y + BOX_H,
                 b2 = y + ROW_H - 1,
             );
         }

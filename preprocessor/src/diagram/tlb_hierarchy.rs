@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::helpers::escape_text;
 use serde_json::Value;
 
-use super::arrow::ARROW_HEAD;
+use super::arrow::{ARROW_HEAD, WIDTH};
 
 /// The levels a translation is looked up in, top down: name, what a hit
 /// costs in words, and the `tlb.cpuid` keys whose entries it holds.
@@ -25,59 +25,106 @@ const TLB_LEVELS: [(&str, &str, &[&str]); 4] = [
     ("page walk", "up to 4 dependent loads", &[]),
 ];
 
-/// The second line of a level CPUID gives no sizes for.
-fn fixed_detail(name: &str) -> &'static str {
+/// The lines of a level CPUID gives no sizes for.
+fn fixed_detail(name: &str) -> &'static [&'static str] {
     match name {
-        "walk caches" => "recently used PML4, PDPT and PD entries",
-        _ => "PML4 → PDPT → PD → PT, each from L1, L2, L3 or DRAM",
+        "walk caches" => &["recently used PML4, PDPT and PD entries"],
+        _ => &["PML4 → PDPT → PD → PT,", "each from L1, L2, L3 or DRAM"],
     }
+}
+
+/// A level's box: its name, what a hit costs, then one line per page size
+/// (`72 × 4 KiB = 288 KiB`) or per line of [`fixed_detail`], so that no
+/// line outgrows the box however many page sizes CPUID reported.
+const LINE_H: u32 = 16;
+/// The space between two boxes, where the "miss" arrow runs.
+const GAP: u32 = 16;
+const BOX_X: u32 = 6;
+
+fn box_height(lines: usize) -> u32 {
+    44 + LINE_H * lines as u32
 }
 
 /// The TLB hierarchy with the run's CPUID figures (`tlb.cpuid`): entries
 /// and reach per page size, or "not reported".
 pub(super) fn draw(ctx: &Value) -> String {
     let cpuid = &ctx["tlb"]["cpuid"];
-    let box_h = 58;
-    let height = 10 + (box_h + 14) * TLB_LEVELS.len() as u32;
+    // Each level's lines, and what joins them in words: the figures are a
+    // list, a fixed detail one sentence broken in two.
+    let levels: Vec<(&str, &str, Vec<String>, &str)> = TLB_LEVELS
+        .iter()
+        .map(|(name, cost, keys)| {
+            let figures: Vec<String> = keys
+                .iter()
+                .filter_map(|k| cpuid[*k]["arithmetic"].as_str().map(str::to_owned))
+                .collect();
+            let (lines, sep) = match (keys.is_empty(), figures.is_empty()) {
+                (true, _) => (
+                    fixed_detail(name).iter().map(|l| l.to_string()).collect(),
+                    " ",
+                ),
+                (false, true) => (vec!["sizes not reported by CPUID".to_string()], " "),
+                (false, false) => (figures, "; "),
+            };
+            (*name, *cost, lines, sep)
+        })
+        .collect();
+    let height = 6 + levels
+        .iter()
+        .map(|(_, _, lines, _)| box_height(lines.len()) + GAP)
+        .sum::<u32>()
+        - GAP
+        + 4;
     let mut svg = format!(
-        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 420 {height}\" role=\"img\" aria-labelledby=\"pw-tlb-text\">"
+        "<svg class=\"pw-diagram-svg\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-labelledby=\"pw-tlb-text\">"
     );
     let mut words = Vec::new();
-    for (i, (name, cost, keys)) in TLB_LEVELS.iter().enumerate() {
-        let y = 10 + (box_h + 14) * i as u32;
-        let figures: Vec<String> = keys
-            .iter()
-            .filter_map(|k| cpuid[*k]["arithmetic"].as_str().map(str::to_owned))
-            .collect();
-        let detail = match (keys.is_empty(), figures.is_empty()) {
-            (true, _) => fixed_detail(name).to_string(),
-            (false, true) => "sizes not reported by CPUID".to_string(),
-            (false, false) => figures.join("; "),
-        };
+    let mut y = 6;
+    for (i, (name, cost, lines, sep)) in levels.iter().enumerate() {
+        let box_h = box_height(lines.len());
         let _ = write!(
             svg,
-            "<g class=\"pw-dg-level\"><rect x=\"10\" y=\"{y}\" width=\"400\" height=\"{box_h}\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
-             <text class=\"pw-dg-head\" x=\"20\" y=\"{t1}\">{name}</text>\
-             <text class=\"pw-dg-note\" x=\"400\" y=\"{t1}\" text-anchor=\"end\">{cost}</text>\
-             <text x=\"20\" y=\"{t2}\" data-level=\"{i}\">{detail}</text></g>",
+            "<g class=\"pw-dg-level\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{w}\" height=\"{box_h}\" rx=\"4\" style=\"stroke: var(--pw-series-{series})\"/>\
+             <text class=\"pw-dg-head\" x=\"{tx}\" y=\"{t1}\">{name}</text>\
+             <text class=\"pw-dg-note\" x=\"{tx}\" y=\"{t2}\">{cost}</text>\
+             <text x=\"{tx}\" y=\"{t3}\" data-level=\"{i}\">",
+            w = WIDTH - 2 * BOX_X,
             series = i + 1,
-            t1 = y + 20,
-            t2 = y + 44,
+            tx = BOX_X + 10,
+            t1 = y + 18,
+            t2 = y + 34,
+            t3 = y + 34 + LINE_H,
             name = escape_text(name),
             cost = escape_text(cost),
-            detail = escape_text(&detail),
         );
-        if i + 1 < TLB_LEVELS.len() {
+        // One line each; what joins two lines in words stays between them
+        // (at the end of the first), for the text copied or searched.
+        for (k, line) in lines.iter().enumerate() {
+            if k > 0 {
+                svg.push_str(sep.trim_end());
+                svg.push(' ');
+            }
+            let _ = write!(
+                svg,
+                "<tspan x=\"{tx}\" y=\"{ty}\">{line}</tspan>",
+                tx = BOX_X + 10,
+                ty = y + 34 + LINE_H * (k as u32 + 1),
+                line = escape_text(line),
+            );
+        }
+        svg.push_str("</text></g>");
+        if i + 1 < levels.len() {
             let _ = write!(
                 svg,
                 "<line class=\"pw-dg-arrow\" x1=\"60\" y1=\"{a}\" x2=\"60\" y2=\"{b}\" marker-end=\"url(#pw-dg-head)\"/>\
                  <text class=\"pw-dg-note\" x=\"70\" y=\"{m}\">miss</text>",
                 a = y + box_h,
-                b = y + box_h + 13,
-                m = y + box_h + 11,
+                b = y + box_h + GAP - 1,
+                m = y + box_h + 12,
             );
         }
-        words.push(format!("{name} ({cost}): {detail}"));
+        words.push(format!("{name} ({cost}): {}", lines.join(sep)));
+        y += box_h + GAP;
     }
     svg.push_str(ARROW_HEAD);
     svg.push_str("</svg>");
@@ -103,7 +150,36 @@ mod tests {
         }}});
         let html = draw(&ctx);
         assert!(html.contains("72 × 4 KiB = 288 KiB; 32 × 2 MiB = 64 MiB"));
-        assert!(html.contains("data-level=\"1\">sizes not reported by CPUID"));
+        let level = |i: usize| {
+            let after = html.split(&format!("data-level=\"{i}\">")).nth(1).unwrap();
+            after.split("</text>").next().unwrap().to_string()
+        };
+        assert!(level(1).ends_with(">sizes not reported by CPUID</tspan>"));
+        // One line per page size, the first ending in the list's "; ".
+        assert!(html.contains(">72 × 4 KiB = 288 KiB</tspan>; <tspan"));
+        // Three page sizes per level (a run with 1 GiB entries): three
+        // lines, each short enough for the box in a wide font (about 7
+        // units a character at 12 px), and the box as tall as its lines.
+        let all = draw(&serde_json::json!({"tlb": {"cpuid": {
+            "l1d_4k": {"arithmetic": "72 × 4 KiB = 288 KiB"},
+            "l1d_2m": {"arithmetic": "72 × 2 MiB = 144 MiB"},
+            "l1d_1g": {"arithmetic": "4 × 1 GiB = 4 GiB"},
+            "l2_4k": {"arithmetic": "3072 × 4 KiB = 12 MiB"},
+            "l2_2m": {"arithmetic": "3072 × 2 MiB = 6 GiB"},
+            "l2_1g": {"arithmetic": "1024 × 1 GiB = 1 TiB"}
+        }}}));
+        let l2 = all.split("data-level=\"1\">").nth(1).unwrap();
+        let l2 = l2.split("</text>").next().unwrap();
+        assert_eq!(l2.matches("<tspan").count(), 3);
+        assert!(all.contains(&format!("height=\"{}\"", box_height(3))));
+        let room = (WIDTH - 2 * BOX_X - 20) as usize / 7;
+        for line in all.split("<tspan").skip(1) {
+            let text = line.split('>').nth(1).unwrap().split('<').next().unwrap();
+            assert!(
+                text.chars().count() <= room,
+                "{text:?} is wider than its box"
+            );
+        }
         // No run at all: still drawn, nothing invented.
         let empty = draw(&serde_json::json!({"tlb": null}));
         assert_eq!(empty.matches("sizes not reported by CPUID").count(), 4);

@@ -8,14 +8,15 @@ mod chase;
 #[cfg(test)]
 mod fixtures;
 mod geometry;
+mod ratio;
 mod staircase;
 mod thp;
 mod tlb_reach;
 
 pub use geometry::size_label;
-pub use staircase::staircase;
+pub use staircase::{staircase, staircase_ratio};
 pub use thp::thp;
-pub use tlb_reach::tlb_reach;
+pub use tlb_reach::{tlb_reach, tlb_reach_ratio};
 
 #[cfg(test)]
 mod tests {

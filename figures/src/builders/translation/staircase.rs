@@ -5,7 +5,7 @@ use pagewalk_model::decimal::shortest;
 use pagewalk_model::{ChasePoint, PublishedLevel, RunFile};
 
 use super::chase::{curves, note_steps, skipped, NS_AXIS, NS_UNIT};
-use super::geometry::{geometry_markers, size_label};
+use super::geometry::{geometry_markers, no_tlb_note, size_label};
 use crate::builders::bars::{joined, source_names, sources};
 use crate::builders::points::missing_reason;
 use crate::builders::source::{role, series_name};
@@ -49,9 +49,10 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
     if let Some(s) = results {
         notes.extend(skipped(&s.curves));
     }
-    let markers = results.map_or_else(Vec::new, |s| {
-        geometry_markers(&s.geometry, |b| b as f64, |entries, page| entries * page)
-    });
+    let markers = markers(run);
+    if results.is_some() {
+        notes.extend(no_tlb_note(&markers));
+    }
     ChartSpec {
         id: "staircase".into(),
         title: "Latency staircase: ns per load by region size".into(),
@@ -69,6 +70,34 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         note: joined(&notes, ". "),
         empty_note: None,
     }
+}
+
+/// The staircase's 4 KiB ÷ huge-page ratio, under it on the same axis.
+pub fn staircase_ratio(run: &RunFile) -> ChartSpec {
+    let results = run.staircase();
+    let markers = markers(run);
+    super::ratio::ratio(
+        run,
+        super::ratio::Above {
+            id: "staircase",
+            x: Axis::log("region size", "bytes").with_markers(markers),
+            curves: results.map_or(&[], |s| &s.curves),
+            x_of: bytes,
+            note: missing_reason(run, pagewalk_model::translation::STAIRCASE),
+        },
+    )
+}
+
+/// The run machine's cache sizes and TLB reaches, in bytes.
+fn markers(run: &RunFile) -> Vec<crate::spec::Marker> {
+    run.staircase().map_or_else(Vec::new, |s| {
+        geometry_markers(
+            run,
+            &s.geometry,
+            |b| b as f64,
+            |entries, page| entries * page,
+        )
+    })
 }
 
 fn bytes(p: &ChasePoint) -> Option<f64> {

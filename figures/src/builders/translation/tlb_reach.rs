@@ -4,7 +4,7 @@
 use pagewalk_model::RunFile;
 
 use super::chase::{curves, note_steps, skipped, NS_AXIS, NS_UNIT};
-use super::geometry::{geometry_markers, size_label};
+use super::geometry::{geometry_markers, no_tlb_note, size_label};
 use crate::builders::bars::joined;
 use crate::builders::points::missing_reason;
 use crate::builders::source::series_name;
@@ -24,15 +24,10 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
             size_label(t.data_limit_bytes)
         ));
     }
-    let markers = results.map_or_else(Vec::new, |t| {
-        // A TLB runs out at its entry count in 4 KiB pages; a cache at its
-        // size in 64-byte lines (one per page).
-        geometry_markers(
-            &t.geometry,
-            |b| (b / 64) as f64,
-            |entries, page| entries * page / 4096,
-        )
-    });
+    let markers = markers(run);
+    if results.is_some() {
+        notes.extend(no_tlb_note(&markers));
+    }
     let mut series = results
         .map(|t| curves(run, &t.curves, |p| p.pages.map(|n| n as f64)))
         .unwrap_or_default();
@@ -49,13 +44,44 @@ pub fn tlb_reach(run: &RunFile) -> ChartSpec {
         )
         }),
         kind: ChartKind::Lines,
-        x: Axis::log("pages touched (one 64-byte line each)", "pages").with_markers(markers),
+        x: pages_axis().with_markers(markers),
         y: Axis::log(NS_AXIS, NS_UNIT),
         categories: Vec::new(),
         series,
         note: joined(&notes, ". "),
         empty_note: None,
     }
+}
+
+/// The 4 KiB ÷ huge-page ratio of `tlb-reach`, under it on the same axis.
+pub fn tlb_reach_ratio(run: &RunFile) -> ChartSpec {
+    super::ratio::ratio(
+        run,
+        super::ratio::Above {
+            id: "tlb-reach",
+            x: pages_axis().with_markers(markers(run)),
+            curves: run.tlb_reach().map_or(&[], |t| &t.curves),
+            x_of: |p| p.pages.map(|n| n as f64),
+            note: missing_reason(run, pagewalk_model::translation::TLB_REACH),
+        },
+    )
+}
+
+fn pages_axis() -> Axis {
+    Axis::log("pages touched (one 64-byte line each)", "pages")
+}
+
+/// A TLB runs out at its entry count in 4 KiB pages; a cache at its size
+/// in 64-byte lines (one per page).
+fn markers(run: &RunFile) -> Vec<crate::spec::Marker> {
+    run.tlb_reach().map_or_else(Vec::new, |t| {
+        geometry_markers(
+            run,
+            &t.geometry,
+            |b| (b / 64) as f64,
+            |entries, page| entries * page / 4096,
+        )
+    })
 }
 
 #[cfg(test)]

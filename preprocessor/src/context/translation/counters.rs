@@ -41,25 +41,9 @@ fn why_not(c: &CounterState) -> Option<&'static str> {
 }
 
 /// A counter's open error (`perf_event_open(...) failed: No such file or
-/// directory (os error 2)`) in words for running prose.
-pub fn why_failed(detail: &str) -> &'static str {
-    let said = |words: &[&str]| words.iter().any(|w| detail.contains(w));
-    {
-        if said(&["no PMU"]) {
-            "no hardware counters are exposed to this system (no PMU)"
-        } else if said(&["ENOENT", "No such file"]) {
-            "the kernel offers no such event on this CPU"
-        } else if said(&["EACCES", "EPERM", "denied", "not permitted"]) {
-            "the kernel refused the request: the perf_event_paranoid setting or a security policy forbids it"
-        } else if said(&["ENOSYS"]) {
-            "perf_event_open itself is unavailable, as under some container and seccomp policies"
-        } else if said(&["EOPNOTSUPP", "not supported"]) {
-            "the kernel does not support this event here"
-        } else {
-            "the kernel returned an error (the run file has it)"
-        }
-    }
-}
+/// directory (os error 2)`) in words for running prose: the model's, which
+/// the charts' notes say too.
+pub use pagewalk_model::reason::counter_failure as why_failed;
 
 #[cfg(test)]
 mod tests {

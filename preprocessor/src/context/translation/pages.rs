@@ -83,7 +83,7 @@ impl Gigantic {
         let range = |p: &Option<ChasePoint>| ns(p).map(|s| Measured::range(s.median, s.min, s.max));
         Gigantic {
             recorded: true,
-            skipped: g.skipped.clone(),
+            skipped: g.skipped.as_deref().map(pagewalk_model::reason::in_words),
             pages_from: g.pages_from.clone(),
             points: g.points.len(),
             at: shared.map(label),
