@@ -83,7 +83,7 @@ fn the_xeon_whose_cpuid_is_silent() {
     assert_eq!((e.beyond[0].low, e.beyond[0].high), (6144.0, Some(8192.0)));
 }
 
-/// The committed example (AMD, CPUID: L1 64, L2 2048): all three curves,
+/// The example run of 2026-12-02, now a fixture (AMD, CPUID: L1 64, L2 2048): all three curves,
 /// 1 GiB pages too, step from 1.25 to 3.43 ns between 64 and 80 pages, far
 /// inside the L1d (512 lines): the host backs the guest's huge pages with
 /// 4 KiB ones, and the L1 dTLB runs out for all of them. 4 KiB pages then
@@ -92,11 +92,7 @@ fn the_xeon_whose_cpuid_is_silent() {
 /// pages.
 #[test]
 fn the_example_whose_host_splinters_huge_pages() {
-    let example = pagewalk_model::committed::files()
-        .into_iter()
-        .find(|p| p.to_string_lossy().contains("data/example/"))
-        .expect("an example run");
-    let e = levels(&example);
+    let e = levels(&fixture("example-20261202T032133Z-823fcb.json"));
     assert_eq!(bounds(&e, 1), (64.0, Some(80.0), Some(Basis::NoCacheFills)));
     assert_eq!(bounds(&e, 2), (1280.0, Some(1536.0), Some(Basis::Control)));
 }
