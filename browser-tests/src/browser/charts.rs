@@ -65,7 +65,15 @@ impl Browser {
         loop {
             let states = self.chart_states().await?;
             if !states.is_empty() && states.iter().all(|s| s.state == "ready") {
-                return Ok(states.into_iter().map(|s| s.chart).collect());
+                // Each chart once: another machine's figure of the same
+                // chart (`{{machines}}`) shares its name.
+                let mut charts: Vec<String> = Vec::new();
+                for s in states {
+                    if !charts.contains(&s.chart) {
+                        charts.push(s.chart);
+                    }
+                }
+                return Ok(charts);
             }
             let failed: Vec<_> = states.iter().filter(|s| s.state == "error").collect();
             if !failed.is_empty() || start.elapsed() > timeout {
