@@ -43,11 +43,17 @@ pub fn machines_html(data: &DataSet, name: &str) -> Result<String, String> {
 /// after it in `data/machines/` order, all on one scale (what a test of
 /// the built page compares the embedded specs with).
 pub fn specs(data: &DataSet, name: &str) -> Result<Vec<ChartSpec>, String> {
-    Ok(figures(data, name)?.into_iter().map(|(s, _, _)| s).collect())
+    Ok(figures(data, name)?
+        .into_iter()
+        .map(|(s, _, _)| s)
+        .collect())
 }
 
 /// Each figure's spec, the run it shows, and whether that is this run.
-fn figures<'a>(data: &'a DataSet, name: &str) -> Result<Vec<(ChartSpec, &'a RunFile, bool)>, String> {
+fn figures<'a>(
+    data: &'a DataSet,
+    name: &str,
+) -> Result<Vec<(ChartSpec, &'a RunFile, bool)>, String> {
     if !CHARTS.contains(&name) {
         return Err(format!(
             "`{name}` is not drawn across machines (one of: {})",
@@ -58,7 +64,11 @@ fn figures<'a>(data: &'a DataSet, name: &str) -> Result<Vec<(ChartSpec, &'a RunF
         .run
         .as_ref()
         .ok_or("there is no run in data/ to chart")?;
-    let mut figures = vec![(build(name, &data.chart_runs()).map_err(|e| e.to_string())?, run, true)];
+    let mut figures = vec![(
+        build(name, &data.chart_runs()).map_err(|e| e.to_string())?,
+        run,
+        true,
+    )];
     for m in &data.machines {
         figures.push((build(name, &[m]).map_err(|e| e.to_string())?, m, false));
     }
