@@ -7,6 +7,21 @@
 //! one place that turns such text into what a reader is told; the run
 //! file keeps the raw text.
 
+/// What a reader must never find in a chapter, a chart's note or its
+/// legend: an OS error, a raw system call, an install hint or a flag for
+/// the person at the terminal (the run file keeps them; [`in_words`] says
+/// them to a reader). The tests of the book and of the charts check it.
+pub const RAW_MARKERS: [&str; 8] = [
+    "(os error",
+    "No such file or directory",
+    "perf_event_open(",
+    "apt-get",
+    "install-tools",
+    "--reserve-hugepages",
+    "--browser",
+    "ENOENT (",
+];
+
 /// Why a perf counter could not be opened, from its open error
 /// (`perf_event_open(...) failed: No such file or directory (os error 2)`),
 /// in words for running prose.

@@ -335,18 +335,7 @@ fn each_run_selects_its_own_sentences() {
     }
 }
 
-/// What a chart's notes must never say: an OS error, a raw system call,
-/// an install hint or a flag for the person at the terminal (the run file
-/// keeps them; `reason::in_words` says them to a reader).
-const RAW_IN_CHARTS: [&str; 7] = [
-    "(os error",
-    "No such file or directory",
-    "perf_event_open(",
-    "apt-get",
-    "install-tools",
-    "--reserve-hugepages",
-    "--browser",
-];
+use pagewalk_model::reason::RAW_MARKERS as RAW_IN_CHARTS;
 
 /// The charts in a chapter: each `<figure class="pw-chart">` block, with
 /// its drawing, data table and spec.

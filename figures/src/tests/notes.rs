@@ -12,17 +12,7 @@ use serde_json::Value;
 
 use crate::*;
 
-/// What a reader must never find in a chart.
-const RAW: [&str; 8] = [
-    "(os error",
-    "No such file or directory",
-    "perf_event_open(",
-    "apt-get",
-    "install-tools",
-    "--reserve-hugepages",
-    "--browser",
-    "ENOENT (",
-];
+use pagewalk_model::reason::RAW_MARKERS as RAW;
 
 fn json_in(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
