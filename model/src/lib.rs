@@ -48,7 +48,7 @@ pub mod walk;
 
 pub use background::{Background, BusyProcess};
 pub use first_touch::*;
-pub use load::{parse_run, parse_run_bytes, read_run, ModelError};
+pub use load::{parse_run, parse_run_bytes, read_run, read_run_bytes, ModelError};
 pub use machine::*;
 pub use run::*;
 pub use stats::Summary;

@@ -37,24 +37,25 @@ impl std::error::Error for ModelError {}
 /// Reads and validates a run file from disk. A file larger than
 /// [`MAX_FILE_BYTES`] is refused before it is read.
 pub fn read_run(path: &Path) -> Result<RunFile, ModelError> {
+    parse_run_bytes(&path.display().to_string(), &read_run_bytes(path)?)
+}
+
+/// A run file's bytes, read only from a regular file and never more than
+/// [`MAX_FILE_BYTES`] + 1 of them (so [`parse_run_bytes`] can refuse it).
+pub fn read_run_bytes(path: &Path) -> Result<Vec<u8>, ModelError> {
     use std::io::Read;
-    let label = path.display().to_string();
-    let cannot = |e: std::io::Error| ModelError {
-        file: label.clone(),
+    let cannot = |message: String| ModelError {
+        file: path.display().to_string(),
         field: None,
-        message: format!("cannot read: {e}"),
+        message,
     };
     let mut bytes = Vec::new();
     open_regular(path)
-        .map_err(|message| ModelError {
-            file: label.clone(),
-            field: None,
-            message,
-        })?
+        .map_err(cannot)?
         .take(MAX_FILE_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(cannot)?;
-    parse_run_bytes(&label, &bytes)
+        .map_err(|e| cannot(format!("cannot read: {e}")))?;
+    Ok(bytes)
 }
 
 /// Opens `path` for reading only if it is a regular file (after

@@ -21,10 +21,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mdbook_preprocessor::errors::{Error, Result};
+use anyhow::{Error, Result};
 use pagewalk_model::display::{error_for_terminal, path_for_terminal};
 use pagewalk_model::{
-    read_run, ExperimentRecord, MachineContext, Provenance, RunFile, Status, UtcTime,
+    parse_run_bytes, read_run_bytes, ExperimentRecord, MachineContext, ModelError, Provenance,
+    RunFile, Status, UtcTime,
 };
 
 /// Everything the chapters may draw on.
@@ -57,32 +58,101 @@ pub struct Inspection {
     pub file: String,
 }
 
+/// The folders of `data/` the book reads.
+pub const FOLDERS: [&str; 6] = [
+    "runs",
+    "inspections",
+    "example",
+    "example-inspection",
+    "reference",
+    "machines",
+];
+
+/// The JSON files a [`DataSet`] is made from, by folder of `data/`, each
+/// as its path and its bytes (or why they could not be read), in
+/// file-name order. `mdbook build` reads them from disk; the book
+/// re-rendered in the browser hands them over in memory, a reader's run
+/// added to `runs`: one data set, whichever way the files came.
+#[derive(Debug, Default, Clone)]
+pub struct DataFiles {
+    folders: BTreeMap<String, Vec<(PathBuf, FileBytes)>>,
+}
+
+/// A file's bytes, or why they could not be read.
+type FileBytes = Result<Vec<u8>, ModelError>;
+
+impl DataFiles {
+    /// The `*.json` files directly in each of [`FOLDERS`] under `dir`; a
+    /// missing folder is empty.
+    pub fn read(dir: &Path) -> Result<DataFiles> {
+        let mut files = DataFiles::default();
+        for folder in FOLDERS {
+            for path in json_files(&dir.join(folder))? {
+                let bytes = read_run_bytes(&path);
+                files.insert(folder, path, bytes);
+            }
+        }
+        Ok(files)
+    }
+
+    /// Adds one file to `folder` (one of [`FOLDERS`]), named `path` in
+    /// every message about it.
+    pub fn add(&mut self, folder: &str, path: PathBuf, bytes: Vec<u8>) {
+        self.insert(folder, path, Ok(bytes));
+    }
+
+    fn insert(&mut self, folder: &str, path: PathBuf, bytes: FileBytes) {
+        let list = self.folders.entry(folder.to_string()).or_default();
+        let at = list.partition_point(|(p, _)| p.file_name() <= path.file_name());
+        list.insert(at, (path, bytes));
+    }
+
+    /// Each file of `folder`, parsed and checked by the model.
+    fn runs(&self, folder: &str) -> Vec<(&Path, Result<RunFile, ModelError>)> {
+        self.folders
+            .get(folder)
+            .into_iter()
+            .flatten()
+            .map(|(path, bytes)| {
+                let run = bytes
+                    .clone()
+                    .and_then(|b| parse_run_bytes(&path.display().to_string(), &b));
+                (path.as_path(), run)
+            })
+            .collect()
+    }
+}
+
 impl DataSet {
     pub fn load(dir: &Path) -> Result<DataSet> {
+        DataSet::from_files(&DataFiles::read(dir)?)
+    }
+
+    pub fn from_files(files: &DataFiles) -> Result<DataSet> {
         let mut warnings = Vec::new();
         let mut own_runs = Vec::new();
         let mut inspections = Vec::new();
-        for path in json_files(&dir.join("runs"))? {
-            match read_run(&path) {
+        for (path, run) in files.runs("runs") {
+            match run {
                 Ok(run) if run.is_reference() => warnings.push(format!(
                     "{}: field `provenance.kind`: a reference file belongs in data/reference/, passed over",
-                    path_for_terminal(&path)
+                    path_for_terminal(path)
                 )),
                 // Never the run the chapters show: it has none of their
                 // experiments, and as the newest it would blank them all.
                 Ok(run) if run.inspect().is_some() => {
                     warnings.push(format!(
                         "{}: an inspection belongs in data/inspections/; shown on the \"your process\" page only",
-                        path_for_terminal(&path)
+                        path_for_terminal(path)
                     ));
-                    inspections.push((run, path));
+                    inspections.push((run, path.to_path_buf()));
                 }
                 Ok(run) => own_runs.push(run),
                 Err(e) => warnings.push(format!("{} (passed over)", error_for_terminal(&e))),
             }
         }
         let own = !own_runs.is_empty();
-        let example = load_strict(&dir.join("example"), false)?;
+        let example = load_strict(files, "example", false)?;
         let (run, sources) = if own {
             // A reader's first partial run (`collector run syscall`) must
             // not blank every other chapter: each experiment the reader
@@ -91,13 +161,13 @@ impl DataSet {
         } else {
             merge(example)
         };
-        let inspection = inspection(dir, inspections, &mut warnings)?;
+        let inspection = inspection(files, inspections, &mut warnings)?;
         Ok(DataSet {
             run,
             own,
             sources,
-            references: load_strict(&dir.join("reference"), true)?,
-            machines: load_strict(&dir.join("machines"), false)?,
+            references: load_strict(files, "reference", true)?,
+            machines: load_strict(files, "machines", false)?,
             warnings,
             inspection,
         })
@@ -129,31 +199,31 @@ impl DataSet {
 /// not load, or is not an inspection, is passed over with a warning naming
 /// the file and the field.
 fn inspection(
-    dir: &Path,
+    files: &DataFiles,
     mut found: Vec<(RunFile, PathBuf)>,
     warnings: &mut Vec<String>,
 ) -> Result<Option<Inspection>> {
-    for path in json_files(&dir.join("inspections"))? {
-        match read_run(&path) {
-            Ok(run) if run.inspect().is_some() => found.push((run, path)),
+    for (path, run) in files.runs("inspections") {
+        match run {
+            Ok(run) if run.inspect().is_some() => found.push((run, path.to_path_buf())),
             Ok(_) => warnings.push(format!(
                 "{}: field `experiments`: no `inspect` results (a run belongs in data/runs/), passed over",
-                path_for_terminal(&path)
+                path_for_terminal(path)
             )),
             Err(e) => warnings.push(format!("{} (passed over)", error_for_terminal(&e))),
         }
     }
     let own = !found.is_empty();
     if !own {
-        for path in json_files(&dir.join("example-inspection"))? {
-            let run = read_run(&path).map_err(|e| Error::msg(error_for_terminal(&e)))?;
+        for (path, run) in files.runs("example-inspection") {
+            let run = run.map_err(|e| Error::msg(error_for_terminal(&e)))?;
             if run.inspect().is_none() {
                 return Err(Error::msg(format!(
                     "{}: field `experiments`: expected a `collector inspect` file",
-                    path_for_terminal(&path)
+                    path_for_terminal(path)
                 )));
             }
-            found.push((run, path));
+            found.push((run, path.to_path_buf()));
         }
     }
     found.sort_by_key(|(r, _)| std::cmp::Reverse(started(r)));
@@ -167,16 +237,16 @@ fn inspection(
 }
 
 /// Loads committed files, where any problem is ours and must stop the build.
-fn load_strict(dir: &Path, reference: bool) -> Result<Vec<RunFile>> {
+fn load_strict(files: &DataFiles, folder: &str, reference: bool) -> Result<Vec<RunFile>> {
     let mut runs = Vec::new();
-    for path in json_files(dir)? {
-        let run = read_run(&path).map_err(|e| Error::msg(error_for_terminal(&e)))?;
+    for (path, run) in files.runs(folder) {
+        let run = run.map_err(|e| Error::msg(error_for_terminal(&e)))?;
         if run.is_reference() != reference {
             let want = if reference { "reference" } else { "collector" };
             return Err(Error::msg(format!(
                 "{}: field `provenance.kind`: expected a {want} file in {}",
-                path_for_terminal(&path),
-                path_for_terminal(dir)
+                path_for_terminal(path),
+                path_for_terminal(path.parent().unwrap_or(Path::new(folder)))
             )));
         }
         runs.push(run);
