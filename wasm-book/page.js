@@ -85,6 +85,17 @@ function render(main) {
       const at = document.title.indexOf(" - ");
       document.title = page.title + (at >= 0 ? document.title.slice(at) : "");
     }
+    // The sidebar (filled by mdBook's toc.js before <main> was parsed)
+    // names a chapter with a templated title as the build would.
+    for (const [path, title] of page.titles) {
+      const href = path.replace(/\.md$/, ".html");
+      document.querySelectorAll("mdbook-sidebar-scrollbox a[href]").forEach(function (a) {
+        const link = a.getAttribute("href");
+        if (link !== href && !link.endsWith("/" + href)) return;
+        const text = [...a.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).pop();
+        if (text) text.textContent = " " + title;
+      });
+    }
     banner(main, [
       "This page shows your run, ",
       { strong: run.name },

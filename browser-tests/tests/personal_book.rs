@@ -17,6 +17,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context, Result};
+use pagewalk_browser_tests::book_copy::fresh_run;
+use pagewalk_browser_tests::poison::{file_name_payload, poison_run, EVIL_HOST};
 use pagewalk_browser_tests::thirtyfour::By;
 use pagewalk_browser_tests::{built_book as book, serve, workspace_root, Browser};
 use serde_json::Value;
@@ -175,6 +177,21 @@ fn a_picked_run_renders_every_chapter_as_the_build_does() {
             );
         }
 
+        // The sidebar names the templated chapter as the build does.
+        let sidebar = "return [...document.querySelectorAll('mdbook-sidebar-scrollbox a[href$=\"your-machine.html\"]')]
+                         .map(a => a.textContent.trim()).join('|');";
+        browser.goto(&reference.url("your-machine.html")).await?;
+        let want = browser.eval(sidebar).await?;
+        browser.goto(&book.server.url("your-machine.html")).await?;
+        browser
+            .wait_for_within("window.pagewalkBook && window.pagewalkBook.rendered", TIMEOUT)
+            .await?;
+        let got = browser.eval(sidebar).await?;
+        ensure!(
+            want == got && want.as_str().is_some_and(|t| t.contains("Your machine")),
+            "the sidebar names the chapter {got}, the build {want}"
+        );
+
         // A reload keeps it; clearing brings the example back.
         browser.driver().refresh().await?;
         browser
@@ -207,6 +224,78 @@ fn a_picked_run_renders_every_chapter_as_the_build_does() {
             per_page[per_page.len() - 1],
             per_page.len()
         );
+        Ok(())
+    });
+}
+
+/// A run with markup in every free-text field and in its file name, kept in
+/// the browser: every chapter renders it (the page's renderer is the
+/// build's, escape included) and none of it is live.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn a_hostile_picked_run_stays_text_on_every_chapter() {
+    let Some(book) = book("a_hostile_picked_run_stays_text_on_every_chapter") else {
+        return;
+    };
+    let poisoned = poison_run(&fresh_run("bbbbbb"));
+    let name = format!("{}.json", file_name_payload());
+    book.with_browser(async |browser| {
+        browser.goto(&book.server.url("your-machine.html")).await?;
+        browser
+            .eval_with(
+                "localStorage.setItem('pagewalk-run', JSON.stringify({ name: arguments[0], text: arguments[1] }));
+                 return null;",
+                vec![Value::from(name.clone()), Value::from(poisoned.file.to_string())],
+            )
+            .await?;
+        for page in chapters() {
+            browser.goto(&book.server.url(&page)).await?;
+            browser
+                .wait_for_within("window.pagewalkBook && window.pagewalkBook.rendered", TIMEOUT)
+                .await?;
+            let seen = browser
+                .eval(&format!(
+                    "return {{
+                       rendered: window.pagewalkBook.rendered,
+                       pwned: document.body.dataset.pwned || null,
+                       js_links: [...document.querySelectorAll('[href]')]
+                         .filter(a => /^\\s*javascript:/i.test(a.getAttribute('href'))).length,
+                       foreign: [...document.querySelectorAll('[src],[href]')]
+                         .filter(e => (e.getAttribute('src') || e.getAttribute('href') || '')
+                         .includes('{EVIL_HOST}')).length,
+                       banner: document.querySelector('.pw-personal-banner strong')?.textContent || null,
+                     }};"
+                ))
+                .await?;
+            ensure!(
+                seen["rendered"]["error"].is_null(),
+                "{page}: the hostile run was not rendered: {}",
+                seen["rendered"]
+            );
+            ensure!(seen["pwned"].is_null(), "{page}: a file's script ran");
+            ensure!(seen["js_links"] == 0, "{page}: a javascript: link is live");
+            ensure!(seen["foreign"] == 0, "{page}: a link or image names {EVIL_HOST}");
+            ensure!(
+                seen["banner"] == Value::from(name.clone()),
+                "{page}: the file's name is not shown as text: {}",
+                seen["banner"]
+            );
+        }
+        let machine = browser.goto(&book.server.url("your-machine.html")).await;
+        machine?;
+        let text = browser
+            .eval("return document.querySelector('main').textContent;")
+            .await?;
+        ensure!(
+            text.as_str().is_some_and(|t| t.contains("[x](javascript:alert(")),
+            "your-machine.html shows no payload at all: was the hostile run shown?"
+        );
+        browser
+            .eval("localStorage.removeItem('pagewalk-run'); return null;")
+            .await?;
         Ok(())
     });
 }

@@ -35,6 +35,9 @@ pub struct Page {
     pub html: String,
     /// The chapter's name where its title is a template, else `None`.
     pub title: Option<String>,
+    /// Every chapter whose title is a template, with its title: `(path,
+    /// title)`.
+    pub titles: Vec<(String, String)>,
     /// Problems with the reader's file that were passed over, as the
     /// build prints them.
     pub warnings: Vec<String>,
@@ -115,9 +118,26 @@ impl Book {
                 self.edition,
             ),
             title: page.title,
+            titles: self.titles(),
             warnings: self.warnings.clone(),
             machine: self.machine.clone(),
         })
+    }
+}
+
+impl Book {
+    /// The chapters whose titles are templates, as `(path, title)` with
+    /// the run: the sidebar names them as the build does.
+    pub fn titles(&self) -> Vec<(String, String)> {
+        self.chapters
+            .iter()
+            .filter_map(|c| {
+                let path = c["path"].as_str()?;
+                let first = c["content"].as_str()?.lines().next()?;
+                let page = self.renderer.render_for_html(path, first).ok()?;
+                Some((path.to_string(), page.title?))
+            })
+            .collect()
     }
 }
 
@@ -135,6 +155,7 @@ pub fn render_page(chapter_path: &str, file_name: &str, run: &[u8]) -> Result<St
     Ok(json!({
         "html": page.html,
         "title": page.title,
+        "titles": page.titles,
         "warnings": page.warnings,
         "machine": page.machine,
     })
