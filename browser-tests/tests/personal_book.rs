@@ -177,6 +177,16 @@ fn a_picked_run_renders_every_chapter_as_the_build_does() {
             );
         }
 
+        // The note and its button are as accessible as the rest.
+        let severe: Vec<String> = browser
+            .axe()
+            .await?
+            .into_iter()
+            .filter(|v| v.is_severe())
+            .map(|v| format!("{v:?}"))
+            .collect();
+        ensure!(severe.is_empty(), "axe, with a kept run: {severe:#?}");
+
         // The sidebar names the templated chapter as the build does.
         let sidebar = "return [...document.querySelectorAll('mdbook-sidebar-scrollbox a[href$=\"your-machine.html\"]')]
                          .map(a => a.textContent.trim()).join('|');";
@@ -244,13 +254,23 @@ fn a_hostile_picked_run_stays_text_on_every_chapter() {
     let name = format!("{}.json", file_name_payload());
     book.with_browser(async |browser| {
         browser.goto(&book.server.url("your-machine.html")).await?;
+        browser.wait_for("document.querySelector('.pw-personal-input')").await?;
+        // Dropped on the picker, as a reader drags it from a folder.
         browser
             .eval_with(
-                "localStorage.setItem('pagewalk-run', JSON.stringify({ name: arguments[0], text: arguments[1] }));
+                "const dt = new DataTransfer();
+                 dt.items.add(new File([arguments[1]], arguments[0], { type: 'application/json' }));
+                 const zone = document.querySelector('[data-pw-personal]');
+                 zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+                 zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
                  return null;",
                 vec![Value::from(name.clone()), Value::from(poisoned.file.to_string())],
             )
             .await?;
+        browser
+            .wait_for_within("window.pagewalkBook && window.pagewalkBook.rendered", TIMEOUT)
+            .await
+            .context("the dropped file was not kept and shown")?;
         for page in chapters() {
             browser.goto(&book.server.url(&page)).await?;
             browser

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Files are `OUT_DIR/PAGE-ANCHOR-WIDTH-THEME.png`: the viewport with the
-//! heading at its top.
+//! heading at its top. With `PAGEWALK_KEEP_RUN=RUN.json`, the pages are
+//! shown as a reader who kept that run in the browser sees them.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -42,6 +43,21 @@ fn run() -> Result<usize> {
     let server = serve(&dir)?;
     block_on(async {
         let browser = Browser::start().await?;
+        if let Some(run) = std::env::var_os("PAGEWALK_KEEP_RUN") {
+            let run = PathBuf::from(run);
+            let text = std::fs::read_to_string(&run)
+                .with_context(|| format!("reading {}", run.display()))?;
+            let name = run
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            browser.goto(&server.url("index.html")).await?;
+            browser
+                .eval_with(
+                    "localStorage.setItem('pagewalk-run', JSON.stringify({ name: arguments[0], text: arguments[1] })); return 0;",
+                    vec![name.into(), text.into()],
+                )
+                .await?;
+        }
         let mut n = 0;
         for theme in THEMES {
             for width in WIDTHS {
