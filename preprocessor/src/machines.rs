@@ -11,12 +11,13 @@ use crate::data::DataSet;
 
 /// The charts drawn this way: line charts built from one run alone, whose
 /// axes can be shared.
-pub const CHARTS: [&str; 5] = [
+pub const CHARTS: [&str; 6] = [
     "staircase",
     "staircase-ratio",
     "tlb-reach",
     "tlb-reach-ratio",
     "mlp",
+    "mlp-ratio",
 ];
 
 pub fn machines_html(data: &DataSet, name: &str) -> Result<String, String> {

@@ -5,14 +5,21 @@
 //! (fill buffers, walkers), and the curve's last value, written at its
 //! end, is that region's ceiling. One curve per region: past the TLB's
 //! reach on 4 KiB and on huge pages, and the control inside it.
+//!
+//! Under it, `mlp-ratio`: what a load costs on 4 KiB pages over what it
+//! costs on huge pages at each k, on a linear axis against the run's own
+//! no-difference band. Above 1 at k = 1 is the walk's latency; a ratio
+//! that falls as k grows says the walks overlap like the misses, one that
+//! climbs says the walkers ran out before the fill buffers did.
 
 use pagewalk_model::mlp::EXPERIMENT;
-use pagewalk_model::{MlpRegionResult, RunFile};
+use pagewalk_model::{MlpRegion, MlpRegionResult, RunFile};
 
 use super::points::missing_reason;
 use crate::spec::{Axis, ChartKind, ChartSpec, Point, Role, Series};
 
 pub const NAME: &str = "mlp";
+pub const RATIO: &str = "mlp-ratio";
 
 pub fn mlp(run: &RunFile) -> ChartSpec {
     let results = run.mlp();
@@ -48,6 +55,60 @@ pub fn mlp(run: &RunFile) -> ChartSpec {
         categories: Vec::new(),
         series,
         note: (!notes.is_empty()).then(|| notes.join(". ")),
+        empty_note: None,
+    }
+}
+
+/// The 4 KiB region's median ns per load over the huge-page region's at
+/// each chain count both measured.
+pub fn mlp_ratio(run: &RunFile) -> ChartSpec {
+    let region = |want: MlpRegion| {
+        run.mlp()
+            .into_iter()
+            .flat_map(|m| &m.regions)
+            .find(|r| r.region == want && r.skipped.is_none())
+    };
+    let points = match (region(MlpRegion::Small), region(MlpRegion::Huge)) {
+        (Some(small), Some(huge)) => small
+            .points
+            .iter()
+            .filter_map(|s| {
+                let h = huge.point(s.chains)?;
+                let (a, b) = (s.ns_per_load.median, h.ns_per_load.median);
+                (b > 0.0 && a.is_finite()).then(|| Point {
+                    note: Some(format!(
+                        "{} ns against {} ns per load",
+                        pagewalk_model::units::significant(a),
+                        pagewalk_model::units::significant(b)
+                    )),
+                    ..Point::xy(f64::from(s.chains), Some(a / b))
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let note = points.is_empty().then(|| {
+        missing_reason(run, EXPERIMENT).unwrap_or_else(|| {
+            "no chain count has both a 4 KiB and a huge-page figure in this run".into()
+        })
+    });
+    ChartSpec {
+        id: RATIO.to_string(),
+        title: "How much more a load costs on 4 KiB pages than on huge pages, by chains in flight".to_string(),
+        description: "the median ns per load over the region on 4 KiB pages divided by the median over the same size on huge pages, at each number of independent chains k, on a linear axis: above 1 at k = 1 is the page walk's latency; falling with k, the walks overlap as the misses do; rising, the walkers ran out first".to_string(),
+        kind: ChartKind::Lines,
+        x: Axis::linear("independent chains in flight (k)", "chains"),
+        y: super::translation::no_difference_band(
+            Axis::linear("4 KiB ÷ huge pages, median ns per load", "×"),
+            run,
+        ),
+        categories: Vec::new(),
+        series: vec![Series {
+            name: "4 KiB ÷ huge pages".into(),
+            role: Role::Run,
+            points,
+        }],
+        note,
         empty_note: None,
     }
 }
@@ -92,6 +153,28 @@ fn overlap(r: &MlpRegionResult) -> Vec<Point> {
 mod tests {
     use super::*;
     use crate::builders::fixtures::committed;
+
+    #[test]
+    fn the_ratio_is_the_4_kib_median_over_the_huge_median_at_each_k() {
+        let run = committed("example");
+        let m = run.mlp().unwrap();
+        let region = |want| m.regions.iter().find(|r| r.region == want).unwrap();
+        let (small, huge) = (region(MlpRegion::Small), region(MlpRegion::Huge));
+        let spec = mlp_ratio(&run);
+        let points = &spec.series[0].points;
+        assert!(points.len() > 3, "{} points", points.len());
+        for p in points {
+            let k = p.x.unwrap() as u32;
+            let want = small.point(k).unwrap().ns_per_load.median
+                / huge.point(k).unwrap().ns_per_load.median;
+            assert_eq!(p.value, Some(want), "k={k}");
+        }
+        // Read against the run's own no-difference band around 1.
+        let f = pagewalk_model::comparison::noise_floor(&run).unwrap();
+        let band = spec.y.band.as_ref().unwrap();
+        assert_eq!((band.low, band.high), (1.0 / (1.0 + f), 1.0 + f));
+        assert_eq!(spec.x, mlp(&run).x);
+    }
 
     #[test]
     fn overlap_is_one_chain_s_time_over_k_chains() {

@@ -66,6 +66,7 @@ pub const CHART_NAMES: &[&str] = &[
     "thp",
     walk::NAME,
     mlp::NAME,
+    mlp::RATIO,
     inspect::FAULTS,
     inspect::SWITCHES,
     inspect::RUN_QUEUE,
@@ -91,7 +92,7 @@ pub fn charts_of(kind: Kind) -> &'static [&'static str] {
         Kind::TlbReach => &["tlb-reach", "tlb-reach-ratio"],
         Kind::Thp => &["thp"],
         Kind::Walk => &[walk::NAME],
-        Kind::Mlp => &[mlp::NAME],
+        Kind::Mlp => &[mlp::NAME, mlp::RATIO],
         // NUMA placement is told in a table, not a chart.
         Kind::Numa => &[],
         Kind::Inspect => &[
@@ -220,6 +221,7 @@ fn build_rest(name: &str, runs: &[&RunFile]) -> Result<ChartSpec, BuildError> {
         "tlb-reach-ratio" => Ok(tlb_reach_ratio(run()?)),
         walk::NAME => Ok(walk(run()?)),
         mlp::NAME => Ok(mlp(run()?)),
+        mlp::RATIO => Ok(mlp::mlp_ratio(run()?)),
         // A `collector inspect` file, wherever it is in `runs`.
         inspect::FAULTS => Ok(inspect_faults(inspected()?)),
         inspect::SWITCHES => Ok(inspect_switches(inspected()?)),

@@ -34,17 +34,10 @@ pub(super) fn ratio(run: &RunFile, above: Above) -> ChartSpec {
     } else {
         above.note
     };
-    let mut y = Axis::linear("4 KiB ÷ huge pages, median ns per load", "×");
-    if let Some(f) = noise_floor(run).filter(|f| f.is_finite() && *f >= 0.0) {
-        y = y.with_band(
-            1.0 / (1.0 + f),
-            1.0 + f,
-            format!(
-                "1× give or take the run's A-vs-A noise ({}%): no difference",
-                pagewalk_model::units::significant(f * 100.0)
-            ),
-        );
-    }
+    let y = no_difference_band(
+        Axis::linear("4 KiB ÷ huge pages, median ns per load", "×"),
+        run,
+    );
     ChartSpec {
         id: format!("{}-ratio", above.id),
         title: "How much more a load costs on 4 KiB pages than on huge pages".into(),
@@ -60,6 +53,22 @@ pub(super) fn ratio(run: &RunFile, above: Above) -> ChartSpec {
         }],
         note,
         empty_note: None,
+    }
+}
+
+/// `y` with the band a ratio reads against: 1× give or take the run's own
+/// A-vs-A noise, where the two sides do not differ.
+pub(crate) fn no_difference_band(y: Axis, run: &RunFile) -> Axis {
+    match noise_floor(run).filter(|f| f.is_finite() && *f >= 0.0) {
+        Some(f) => y.with_band(
+            1.0 / (1.0 + f),
+            1.0 + f,
+            format!(
+                "1× give or take the run's A-vs-A noise ({}%): no difference",
+                pagewalk_model::units::significant(f * 100.0)
+            ),
+        ),
+        None => y,
     }
 }
 
