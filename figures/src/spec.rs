@@ -278,6 +278,11 @@ impl Role {
 pub struct Series {
     pub name: String,
     pub role: Role,
+    /// Drawn faint, behind the others: context the chart's point is not
+    /// about (the staircase's 1 GiB pages and the reference machine, which
+    /// would otherwise hide the 4 KiB and huge-page curves it compares).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub faint: bool,
     pub points: Vec<Point>,
 }
 

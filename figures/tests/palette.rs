@@ -242,6 +242,7 @@ fn browser(spec: &ChartSpec) -> Overlay {
             .map(|n| Series {
                 name: n.to_string(),
                 role: Role::Browser,
+                faint: false,
                 points: vec![Point::xy(64.0, Some(10.0))],
             })
             .collect(),

@@ -29,6 +29,7 @@ pub fn first_touch_series(report: &FirstTouchReport) -> Vec<Series> {
         .map(|(what, f)| Series {
             name: format!("this browser: {what}"),
             role: Role::Browser,
+            faint: false,
             points: report
                 .sizes
                 .iter()
@@ -67,6 +68,7 @@ pub fn chase_series(report: &ChaseReport) -> Vec<Series> {
     vec![Series {
         name: "this browser: chase".to_string(),
         role: Role::Browser,
+        faint: false,
         points: report
             .points
             .iter()
@@ -116,6 +118,7 @@ pub fn tlb_series(report: &TlbReport) -> Vec<Series> {
             size_label(report.reach_bytes)
         ),
         role: Role::Browser,
+        faint: false,
         points: report
             .points
             .iter()

@@ -136,6 +136,7 @@ pub fn category_bars<'a, R: 'a, C: Copy>(
         .map(|&src| Series {
             name: series_name(src),
             role: role(src),
+            faint: false,
             points: match results(src) {
                 Some(r) => categories.iter().map(|&c| point(r, c)).collect(),
                 None => Vec::new(),

@@ -44,6 +44,7 @@ pub fn buddyinfo(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         .map(|&src| Series {
             name: series_name(src),
             role: role(src),
+            faint: false,
             points: match snapshot(src) {
                 Some(m) => (0..ORDERS)
                     .map(|o| {

@@ -59,6 +59,7 @@ pub fn first_touch_ns_per_page(run: &RunFile, reference: Option<&RunFile>) -> Ch
             series.push(Series {
                 name: format!("{}: {}", series_name(src), phase.label()),
                 role: role(src),
+                faint: false,
                 points,
             });
         }
@@ -123,6 +124,7 @@ pub fn first_touch_faults(run: &RunFile) -> ChartSpec {
         .map(|phase| Series {
             name: phase.label().to_string(),
             role: role(run),
+            faint: false,
             points: match ft {
                 Some(ft) => modes
                     .iter()

@@ -73,6 +73,7 @@ fn timeline(
                 series.push(Series {
                     name: name.to_string(),
                     role: role(run),
+                    faint: false,
                     points: pts,
                 });
             } else {

@@ -70,6 +70,7 @@ pub fn first_touch(runs: &[&RunFile]) -> ChartSpec {
                 series.push(Series {
                     name: format!("{name}: {what}, {}", mode.code()),
                     role: role(src),
+                    faint: false,
                     points: vec![median_point(
                         x,
                         &p.ns_per_page,
@@ -116,6 +117,7 @@ pub fn chase(runs: &[&RunFile]) -> ChartSpec {
             series.push(Series {
                 name: format!("{}: {}", series_name(run), curve.regime.label()),
                 role: role(run),
+                faint: false,
                 points: curve
                     .points
                     .iter()

@@ -37,6 +37,7 @@ pub fn mlp(run: &RunFile) -> ChartSpec {
                 super::translation::size_label(r.bytes)
             ),
             role: Role::Run,
+            faint: false,
             points: overlap(r),
         });
     }
@@ -106,6 +107,7 @@ pub fn mlp_ratio(run: &RunFile) -> ChartSpec {
         series: vec![Series {
             name: "4 KiB ÷ huge pages".into(),
             role: Role::Run,
+            faint: false,
             points,
         }],
         note,

@@ -46,6 +46,7 @@ pub fn noise_runs(run: &RunFile) -> ChartSpec {
             series.push(Series {
                 name: c.label().to_string(),
                 role: Role::Run,
+                faint: false,
                 points: b
                     .samples_ns
                     .iter()
@@ -122,6 +123,7 @@ pub fn noise_detect(run: &RunFile) -> ChartSpec {
         series: vec![Series {
             name: "this run".to_string(),
             role: Role::Run,
+            faint: false,
             points,
         }],
         note,

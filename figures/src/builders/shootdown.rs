@@ -18,6 +18,7 @@ pub fn shootdown(run: &RunFile) -> ChartSpec {
         .map(|&sibling| Series {
             name: sibling.label().to_string(),
             role: Role::Run,
+            faint: false,
             points: match results {
                 Some(r) => ShootdownOp::ALL
                     .iter()

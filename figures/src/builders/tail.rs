@@ -154,6 +154,7 @@ pub fn tail_histogram(run: &RunFile) -> ChartSpec {
                     series.push(Series {
                         name: label.to_string(),
                         role: role(run),
+                        faint: false,
                         points,
                     });
                 }
@@ -217,6 +218,7 @@ pub fn tail_percentiles(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec
             series.push(Series {
                 name: format!("{}, {}", series_name(src), v.variant.label()),
                 role: role(src),
+                faint: false,
                 points: Stat::ALL
                     .iter()
                     .map(|&s| match l.get(s) {

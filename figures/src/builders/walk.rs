@@ -67,6 +67,7 @@ fn regime_series(w: &WalkResults, regime: Regime) -> Series {
     Series {
         name: regime.label().to_string(),
         role: Role::Run,
+        faint: false,
         points: STRIDES
             .iter()
             .map(|&(stride, _)| {

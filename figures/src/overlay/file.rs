@@ -36,6 +36,7 @@ pub fn file_overlay(label: &str, spec: &ChartSpec) -> Overlay {
                 format!("{label}: {what}")
             },
             role: Role::File,
+            faint: false,
             points: s.points.clone(),
         })
         .collect::<Vec<_>>();

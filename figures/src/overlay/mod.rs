@@ -106,6 +106,7 @@ mod tests {
         Series {
             name: name.into(),
             role,
+            faint: false,
             points: cats.iter().map(|(c, v)| Point::bar(*c, Some(*v))).collect(),
         }
     }
@@ -145,6 +146,7 @@ mod tests {
             series: vec![Series {
                 name: "this browser: chase".into(),
                 role: Role::Browser,
+                faint: false,
                 points: vec![Point::xy(16.0, Some(v))],
             }],
         };

@@ -79,6 +79,9 @@ pub(super) fn legend(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64, 
             }
         }
         let mut name = spec.legend_name(&spec.series[i]).to_string();
+        if spec.series[i].faint {
+            name.push_str(", faint: for context");
+        }
         if gaps > 0 {
             let _ = write!(name, " (n/a for {gaps} of {total}");
             if let (true, Some(Some(r))) = (one_reason, reason) {

@@ -261,7 +261,13 @@ pub(super) fn lines(
     out.push_str("<g class=\"pw-marks\">");
     let styles = styles(spec);
     let mut ends = Vec::new();
-    for (s, &style) in spec.series.iter().zip(&styles) {
+    // Faint series first, so the curves the chart is about sit on top
+    // (two passes, not a sort: a sort's code is kilobytes of the module).
+    let pairs = || spec.series.iter().zip(&styles);
+    let order = pairs()
+        .filter(|(s, _)| s.faint)
+        .chain(pairs().filter(|(s, _)| !s.faint));
+    for (s, &style) in order {
         let colour = esc(pal.colour(style.hue));
         let paint = marker_paint(style, pal);
         let dash = if s.role == Role::Reference {
@@ -297,7 +303,8 @@ pub(super) fn lines(
         }
         let _ = write!(
             out,
-            "<path d=\"{d}\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"{dash} aria-hidden=\"true\"/>{marks}"
+            "<g{}><path d=\"{d}\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"{dash} aria-hidden=\"true\"/>{marks}</g>",
+            if s.faint { " opacity=\"0.35\"" } else { "" }
         );
         // The curve's last value at its end, so its ceiling is read
         // without a tap (placed below, clear of the others).

@@ -146,6 +146,7 @@ fn log_log_lines_render_marks_and_break_at_gaps() {
         series: vec![Series {
             name: "this run".into(),
             role: Role::Run,
+            faint: false,
             points: vec![
                 Point::xy(4096.0, Some(1.5)),
                 Point::xy(65536.0, Some(4.0)),

@@ -3,7 +3,7 @@
 //! regimes that were skipped.
 
 use pagewalk_model::decimal::fixed;
-use pagewalk_model::{ChasePoint, Curve, RunFile, Step, StepKind};
+use pagewalk_model::{ChasePoint, Curve, Regime, RunFile, Step, StepKind};
 
 use crate::builders::source::{role, series_name};
 use crate::spec::{Point, Series};
@@ -23,6 +23,8 @@ pub(super) fn curves(
         .map(|c| Series {
             name: format!("{}, {}", series_name(run), c.regime.label()),
             role: role(run),
+            // 1 GiB pages are context: the lesson is 4 KiB against huge.
+            faint: c.regime == Regime::Gigantic,
             points: c
                 .points
                 .iter()

@@ -49,6 +49,7 @@ pub(super) fn ratio(run: &RunFile, above: Above) -> ChartSpec {
         series: vec![Series {
             name: "4 KiB ÷ huge pages".into(),
             role: Role::Run,
+            faint: false,
             points,
         }],
         note,

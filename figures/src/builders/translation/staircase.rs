@@ -30,6 +30,8 @@ pub fn staircase(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
         series.push(Series {
             name: series_name(r),
             role: role(r),
+            // Another machine's staircase, for context only.
+            faint: true,
             points: published_points(&s.published),
         });
         let undrawn: Vec<String> = s
@@ -172,6 +174,18 @@ mod tests {
         );
         let reference = &spec.series[2];
         assert_eq!(reference.role, Role::Reference);
+        // The reference is context, drawn faint and behind; the two
+        // curves the lesson compares are not.
+        assert!(reference.faint && !spec.series[0].faint && !spec.series[1].faint);
+        let svg = crate::render_svg(&spec, &crate::Palette::light(), 720, 0);
+        let behind = svg.find("<g opacity=\"0.35\">").expect("a faint group");
+        let front = svg
+            .find("data-series=\"this run, 4 KiB pages\"")
+            .expect("the 4 KiB marks");
+        assert!(
+            behind < front,
+            "the faint series is drawn first, underneath"
+        );
         // 48 KiB; 384 KiB -> 1.25 MiB as two points; 2 MiB.
         let xy: Vec<(f64, f64)> = reference
             .points

@@ -40,6 +40,7 @@ pub fn thp(run: &RunFile, reference: Option<&RunFile>) -> ChartSpec {
             series.push(Series {
                 name: format!("{}, {regime}", series_name(src)),
                 role: role(src),
+                faint: false,
                 points: sizes
                     .iter()
                     .map(|&b| {
