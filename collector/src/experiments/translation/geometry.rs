@@ -31,7 +31,7 @@ fn tlbs() -> (String, Vec<TlbLevel>) {
         .map(|v| v.as_str().to_string())
         .unwrap_or_default();
     match vendor.as_str() {
-        "AuthenticAMD" | "HygonGenuine" => amd(&id),
+        "AuthenticAMD" | "HygonGenuine" => amd(&id, l2_tlb_counts_times_32()),
         "GenuineIntel" => intel(&id),
         other => (
             format!("CPUID: no TLB leaves decoded for vendor {other:?}"),
@@ -40,8 +40,20 @@ fn tlbs() -> (String, Vec<TlbLevel>) {
     }
 }
 
-/// AMD: leaves 0x8000_0005 (L1), 0x8000_0006 (L2) and 0x8000_0019 (1 GiB).
-fn amd<R: CpuIdReader>(id: &CpuId<R>) -> (String, Vec<TlbLevel>) {
+/// Whether leaf 0x8000_0006's L2 TLB counts are in units of 32: CPUID
+/// 0x8000_0021 EAX bit 14, set from Zen 5 on (Linux reads it from commit
+/// 228200f695c0, "x86/CPU/AMD: Fix Zen5 TLB sizes reporting"). Read
+/// without it, a Zen 5's L2 dTLB claims 128 entries for its 4096.
+fn l2_tlb_counts_times_32() -> bool {
+    let max_extended = cpuid_count(0x8000_0000, 0).eax;
+    max_extended >= 0x8000_0021 && cpuid_count(0x8000_0021, 0).eax & (1 << 14) != 0
+}
+
+/// AMD: leaves 0x8000_0005 (L1), 0x8000_0006 (L2) and 0x8000_0019 (1 GiB);
+/// `l2_times_32`: the L2 counts are in units of 32
+/// ([`l2_tlb_counts_times_32`]).
+fn amd<R: CpuIdReader>(id: &CpuId<R>, l2_times_32: bool) -> (String, Vec<TlbLevel>) {
+    let l2_scale: u32 = if l2_times_32 { 32 } else { 1 };
     let mut out = Vec::new();
     let mut add = |level, page_bytes, entries: u32, assoc: Option<Associativity>| {
         if entries > 0 {
@@ -66,13 +78,13 @@ fn amd<R: CpuIdReader>(id: &CpuId<R>) -> (String, Vec<TlbLevel>) {
         add(
             2,
             PAGE_4K,
-            l2.dtlb_4k_size().into(),
+            u32::from(l2.dtlb_4k_size()) * l2_scale,
             Some(l2.dtlb_4k_associativity()),
         );
         add(
             2,
             PAGE_2M,
-            l2.dtlb_2m_4m_size().into(),
+            u32::from(l2.dtlb_2m_4m_size()) * l2_scale,
             Some(l2.dtlb_2m_4m_associativity()),
         );
     }
@@ -90,7 +102,12 @@ fn amd<R: CpuIdReader>(id: &CpuId<R>) -> (String, Vec<TlbLevel>) {
             Some(g.dtlb_l2_1gb_associativity()),
         );
     }
-    ("CPUID 0x80000005/0x80000006/0x80000019 (AMD)".into(), out)
+    let source = if l2_times_32 {
+        "CPUID 0x80000005/0x80000006/0x80000019 (AMD; L2 counts x32, as 0x80000021 EAX bit 14 says)"
+    } else {
+        "CPUID 0x80000005/0x80000006/0x80000019 (AMD)"
+    };
+    (source.into(), out)
 }
 
 /// Intel: leaf 0x18 (deterministic address translation), else the leaf 0x2
@@ -320,6 +337,46 @@ fn parse_cache_size(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An AMD core whose leaf 0x8000_0006 says 128 L2 dTLB entries for
+    /// 4 KiB pages and 64 for 2 MiB ones (a Zen 5's raw fields).
+    fn zen5_like(eax: u32, _subleaf: u32) -> raw_cpuid::CpuIdResult {
+        let (ebx, ecx, edx) = match eax {
+            // "AuthenticAMD", in EBX, EDX, ECX.
+            0 => (0x6874_7541, 0x444d_4163, 0x6974_6e65),
+            _ => (0, 0, 0),
+        };
+        let r = |eax, ebx, ecx, edx| raw_cpuid::CpuIdResult { eax, ebx, ecx, edx };
+        match eax {
+            0 => r(0x10, ebx, ecx, edx),
+            0x8000_0000 => r(0x8000_0021, 0, 0, 0),
+            // EAX: 2 MiB dTLB in bits 27:16, EBX: 4 KiB dTLB in bits 27:16,
+            // associativity code 6 (8-way) in bits 31:28.
+            0x8000_0006 => r(0x6040_0000, 0x6080_0000, 0, 0),
+            _ => r(0, 0, 0, 0),
+        }
+    }
+
+    #[test]
+    fn zen5_l2_tlb_counts_are_in_units_of_32_when_the_bit_says_so() {
+        let id = CpuId::with_cpuid_fn(zen5_like);
+        let l2 = |tlbs: &[TlbLevel], page| {
+            tlbs.iter()
+                .find(|t| t.level == 2 && t.page_bytes == page)
+                .map(|t| t.entries)
+        };
+        let (_, raw) = amd(&id, false);
+        assert_eq!(
+            (l2(&raw, PAGE_4K), l2(&raw, PAGE_2M)),
+            (Some(128), Some(64))
+        );
+        let (source, scaled) = amd(&id, true);
+        assert_eq!(
+            (l2(&scaled, PAGE_4K), l2(&scaled, PAGE_2M)),
+            (Some(4096), Some(2048))
+        );
+        assert!(source.contains("x32"), "{source}");
+    }
 
     #[test]
     fn leaf2_descriptors() {
