@@ -308,6 +308,73 @@ fn no_table_number_wraps_on_a_phone() {
     });
 }
 
+/// Pages whose own tables are still wider than a phone's column, each
+/// waiting for its chapter to be reshaped (issue 28); every other page's
+/// tables must fit.
+const TABLES_NOT_YET_NARROW: [&str; 3] = ["SOURCES.html", "page-tables.html", "tlb-reach.html"];
+
+/// Chromium at 390 px: every table a chapter writes itself (not a chart's
+/// data table, which scrolls in its own box) fits the article's column, so
+/// that nothing in it is off the screen. Wide tables were reshaped, not
+/// scrolled: fewer columns, a long column moved into a list, a table split
+/// in two (the first-touch counters were 815 px, the Rust forms 923 px).
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn chapter_tables_fit_a_phone() {
+    let Some(book) = built_book("chapter_tables_fit_a_phone") else {
+        return;
+    };
+    let pages: Vec<String> = book
+        .html_pages()
+        .into_iter()
+        .filter(|p| p != "print.html" && p != "toc.html")
+        .filter(|p| !TABLES_NOT_YET_NARROW.contains(&p.as_str()))
+        .collect();
+    run_test(async {
+        let browser = Browser::start().await?;
+        browser.set_width(390).await?;
+        let mut wide = Vec::new();
+        let mut tables = 0;
+        for page in &pages {
+            browser.goto(&book.server.url(page)).await?;
+            browser
+                .wait_for("document.readyState === 'complete'")
+                .await?;
+            let v = browser
+                .eval(
+                    "document.querySelectorAll('details').forEach((e) => { e.open = true; });
+                     const main = document.querySelector('main');
+                     const column = main.clientWidth;
+                     return [...main.querySelectorAll('table')]
+                       .filter((t) => !t.closest('.pw-chart-data'))
+                       .map((t) => [Math.round(t.getBoundingClientRect().width), column,
+                                    [...t.querySelectorAll('th')].map((c) => c.textContent.trim()).join(' | ')]);",
+                )
+                .await?;
+            for t in v.as_array().into_iter().flatten() {
+                tables += 1;
+                let (width, column) = (t[0].as_f64().unwrap_or(0.0), t[1].as_f64().unwrap_or(0.0));
+                if width > column + 1.0 {
+                    wide.push(format!(
+                        "{page}: {width} px in a {column} px column: {}",
+                        t[2]
+                    ));
+                }
+            }
+        }
+        ensure!(tables >= 20, "only {tables} chapter tables were measured");
+        ensure!(
+            wide.is_empty(),
+            "tables wider than the column at 390 px:\n{}",
+            wide.join("\n")
+        );
+        browser.quit().await
+    });
+}
+
 /// Chromium at 390 px: the symptom table's reason to exist, its "how to
 /// prove it" column, is on the screen without scrolling sideways (it was
 /// off it in a 652 px table), each row a card.
