@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use crate::json::FromJson;
 use serde::{Deserialize, Serialize};
 
+pub mod thresholds;
+
 /// The experiment's name in a run file.
 pub const EXPERIMENT: &str = crate::Kind::Inspect.name();
 

@@ -12,7 +12,6 @@ mod cpu;
 mod faults;
 mod numa;
 mod rule;
-mod thresholds;
 mod translation;
 
 use pagewalk_model::inspect::{InspectResults, Symptom, SymptomVerdict};

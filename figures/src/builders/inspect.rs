@@ -3,8 +3,14 @@
 //! one point per sampling interval. Rates are the counter's change over an
 //! interval divided by its length, placed at the interval's end, so a burst
 //! shows where it happened instead of being averaged over the window.
+//!
+//! The four share one time axis, from the first sample to the last (not
+//! rounded past it), so a burst lines up across them; where a symptom has
+//! a threshold (`pagewalk_model::inspect::thresholds`, the verdicts' own),
+//! the side of it that is not a symptom is shaded and named.
 
 use pagewalk_model::decimal::shortest;
+use pagewalk_model::inspect::thresholds::{HUGE_SHARE, MINOR_FAULTS_PER_S, WAIT_MS_PER_S};
 use pagewalk_model::inspect::{InspectResults, ProcessSample, EXPERIMENT};
 use pagewalk_model::RunFile;
 
@@ -95,7 +101,16 @@ fn timeline(
         title: title.to_string(),
         description,
         kind: ChartKind::Lines,
-        x: Axis::linear("time since the first sample (s)", "s"),
+        // From the first sample to the last, in all four charts.
+        x: Axis {
+            min: Some(0.0),
+            max: run
+                .inspect()
+                .and_then(|i| i.samples.last())
+                .map(|s| at(s.t_s))
+                .filter(|t| *t > 0.0),
+            ..Axis::linear("time since the first sample (s)", "s")
+        },
         // Rates and shares are never negative, and a wait or a fault rate
         // read against zero is not exaggerated by a cut axis.
         y: Axis {
@@ -118,7 +133,14 @@ pub fn inspect_faults(run: &RunFile) -> ChartSpec {
         run,
         FAULTS,
         "Page faults per second",
-        Axis::linear("faults per second", "/s"),
+        Axis::linear("faults per second", "/s").with_band(
+            0.0,
+            MINOR_FAULTS_PER_S,
+            format!(
+                "under {} minor faults a second: not a symptom",
+                shortest(MINOR_FAULTS_PER_S)
+            ),
+        ),
         &[
             ("minor faults", |s| Some(s.minor_faults as f64), 1.0),
             ("major faults", |s| Some(s.major_faults as f64), 1.0),
@@ -154,7 +176,14 @@ pub fn inspect_run_queue(run: &RunFile) -> ChartSpec {
         run,
         RUN_QUEUE,
         "Time spent waiting for a CPU",
-        Axis::linear("run-queue wait, ms per second", "ms/s"),
+        Axis::linear("run-queue wait, ms per second", "ms/s").with_band(
+            0.0,
+            WAIT_MS_PER_S,
+            format!(
+                "under {} ms a second of waiting: not a symptom",
+                shortest(WAIT_MS_PER_S)
+            ),
+        ),
         // ns per second, shown as ms per second.
         &[("run-queue wait", |s| as_f64(s.run_queue_wait_ns), 1e-6)],
         rate,
@@ -166,7 +195,14 @@ pub fn inspect_huge_pages(run: &RunFile) -> ChartSpec {
         run,
         HUGE_PAGES,
         "Share of anonymous memory in huge pages",
-        Axis::linear("AnonHugePages / Anonymous", "%"),
+        Axis::linear("AnonHugePages / Anonymous", "%").with_band(
+            HUGE_SHARE * 100.0,
+            100.0,
+            format!(
+                "{}% or more in huge pages: not a symptom",
+                shortest(HUGE_SHARE * 100.0)
+            ),
+        ),
         &[(
             "huge-page share",
             |s| match (s.anon_huge_kib, s.anon_kib) {
@@ -209,6 +245,39 @@ mod tests {
         assert_eq!(minor.points[0].value, Some(want));
         assert_eq!(minor.points[0].x, Some(at(b.t_s)));
         assert!((at(b.t_s) - b.t_s).abs() <= 0.0005);
+    }
+
+    #[test]
+    fn the_four_share_a_time_axis_that_ends_at_the_last_sample() {
+        let run = inspection();
+        let last = at(run.inspect().unwrap().samples.last().unwrap().t_s);
+        for spec in [
+            inspect_faults(&run),
+            inspect_switches(&run),
+            inspect_run_queue(&run),
+            inspect_huge_pages(&run),
+        ] {
+            assert_eq!(
+                (spec.x.min, spec.x.max),
+                (Some(0.0), Some(last)),
+                "{}",
+                spec.id
+            );
+        }
+    }
+
+    #[test]
+    fn thresholds_are_the_verdicts_own() {
+        let run = inspection();
+        let band = |spec: ChartSpec| {
+            let b = spec.y.band.expect("a threshold band");
+            (b.low, b.high)
+        };
+        assert_eq!(band(inspect_faults(&run)), (0.0, MINOR_FAULTS_PER_S));
+        assert_eq!(band(inspect_run_queue(&run)), (0.0, WAIT_MS_PER_S));
+        assert_eq!(band(inspect_huge_pages(&run)), (HUGE_SHARE * 100.0, 100.0));
+        // Context switches have no threshold in the symptom table.
+        assert!(inspect_switches(&run).y.band.is_none());
     }
 
     #[test]

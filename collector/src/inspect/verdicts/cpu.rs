@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use pagewalk_model::inspect::{InspectResults, Presence, Symptom, SymptomVerdict};
 
 use super::rule::{cannot_tell, ev, present_if, verdict, Extra, Window};
-use super::thresholds::{FREQUENCY_SWING, NEVER_SLEEPS_CPU_SHARE, WAIT_MS_PER_S, WAIT_SHARE};
+use pagewalk_model::inspect::thresholds::{
+    FREQUENCY_SWING, NEVER_SLEEPS_CPU_SHARE, WAIT_MS_PER_S, WAIT_SHARE,
+};
 
 fn cpu_share(w: &Window) -> f64 {
     (w.last.cpu_s - w.first.cpu_s).max(0.0) / w.seconds

@@ -4,7 +4,7 @@
 use pagewalk_model::inspect::{InspectResults, Presence, Symptom, SymptomVerdict};
 
 use super::rule::{cannot_tell, ev, verdict, vmstat, Window};
-use super::thresholds::{MAJOR_FAULTS, MINOR_FAULTS_PER_S};
+use pagewalk_model::inspect::thresholds::{MAJOR_FAULTS, MINOR_FAULTS_PER_S};
 
 pub(super) fn first_touch(w: &Window) -> SymptomVerdict {
     let s = Symptom::FirstTouchFaults;

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use pagewalk_model::inspect::{Evidence, InspectResults, Presence, Symptom, SymptomVerdict};
 
 use super::rule::{cannot_tell, ev, present_if, verdict, vmstat, Extra};
-use super::thresholds::REMOTE_SHARE;
+use pagewalk_model::inspect::thresholds::REMOTE_SHARE;
 
 pub(super) fn remote_numa(r: &InspectResults, extra: &Extra) -> SymptomVerdict {
     let s = Symptom::RemoteNuma;

@@ -5,7 +5,7 @@
 use pagewalk_model::inspect::{InspectResults, Presence, Symptom, SymptomVerdict};
 
 use super::rule::{cannot_tell, ev, present_if, verdict, vmstat, Extra, Window};
-use super::thresholds::{ELIGIBLE_KIB, HUGE_SHARE, SHOOTDOWNS_PER_S, TLB_MARGIN};
+use pagewalk_model::inspect::thresholds::{ELIGIBLE_KIB, HUGE_SHARE, SHOOTDOWNS_PER_S, TLB_MARGIN};
 
 pub(super) fn tlb_reach(w: &Window, extra: &Extra) -> SymptomVerdict {
     let s = Symptom::TlbReach;
