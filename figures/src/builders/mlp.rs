@@ -16,6 +16,7 @@ use pagewalk_model::mlp::EXPERIMENT;
 use pagewalk_model::{MlpRegion, MlpRegionResult, RunFile};
 
 use super::points::missing_reason;
+use super::translation::{ratio_chart, ratio_point};
 use crate::spec::{Axis, ChartKind, ChartSpec, Point, Role, Series};
 
 pub const NAME: &str = "mlp";
@@ -75,15 +76,11 @@ pub fn mlp_ratio(run: &RunFile) -> ChartSpec {
             .iter()
             .filter_map(|s| {
                 let h = huge.point(s.chains)?;
-                let (a, b) = (s.ns_per_load.median, h.ns_per_load.median);
-                (b > 0.0 && a.is_finite()).then(|| Point {
-                    note: Some(format!(
-                        "{} ns against {} ns per load",
-                        pagewalk_model::units::significant(a),
-                        pagewalk_model::units::significant(b)
-                    )),
-                    ..Point::xy(f64::from(s.chains), Some(a / b))
-                })
+                ratio_point(
+                    f64::from(s.chains),
+                    s.ns_per_load.median,
+                    h.ns_per_load.median,
+                )
             })
             .collect(),
         _ => Vec::new(),
@@ -93,26 +90,15 @@ pub fn mlp_ratio(run: &RunFile) -> ChartSpec {
             "no chain count has both a 4 KiB and a huge-page figure in this run".into()
         })
     });
-    ChartSpec {
-        id: RATIO.to_string(),
-        title: "How much more a load costs on 4 KiB pages than on huge pages, by chains in flight".to_string(),
-        description: "the median ns per load over the region on 4 KiB pages divided by the median over the same size on huge pages, at each number of independent chains k, on a linear axis: above 1 at k = 1 is the page walk's latency; falling with k, the walks overlap as the misses do; rising, the walkers ran out first".to_string(),
-        kind: ChartKind::Lines,
-        x: Axis::linear("independent chains in flight (k)", "chains"),
-        y: super::translation::no_difference_band(
-            Axis::linear("4 KiB ÷ huge pages, median ns per load", "×"),
-            run,
-        ),
-        categories: Vec::new(),
-        series: vec![Series {
-            name: "4 KiB ÷ huge pages".into(),
-            role: Role::Run,
-            faint: false,
-            points,
-        }],
+    ratio_chart(
+        run,
+        RATIO.to_string(),
+        "How much more a load costs on 4 KiB pages than on huge pages, by chains in flight",
+        "the median ns per load over the region on 4 KiB pages divided by the median over the same size on huge pages, at each number of independent chains k, on a linear axis: above 1 at k = 1 is the page walk's latency; falling with k, the walks overlap as the misses do; rising, the walkers ran out first",
+        Axis::linear("independent chains in flight (k)", "chains"),
+        points,
         note,
-        empty_note: None,
-    }
+    )
 }
 
 /// The region's overlap at each chain count: the single chain's median

@@ -14,7 +14,7 @@ mod thp;
 mod tlb_reach;
 
 pub use geometry::size_label;
-pub(crate) use ratio::no_difference_band;
+pub(crate) use ratio::{ratio_chart, ratio_point};
 pub use staircase::{staircase, staircase_ratio};
 pub use thp::thp;
 pub use tlb_reach::{tlb_reach, tlb_reach_ratio};

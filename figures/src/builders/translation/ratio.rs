@@ -34,17 +34,39 @@ pub(super) fn ratio(run: &RunFile, above: Above) -> ChartSpec {
     } else {
         above.note
     };
-    let y = no_difference_band(
-        Axis::linear("4 KiB ÷ huge pages, median ns per load", "×"),
+    ratio_chart(
         run,
-    );
+        format!("{}-ratio", above.id),
+        "How much more a load costs on 4 KiB pages than on huge pages",
+        "the ratio of the median ns per load on 4 KiB pages to that on huge pages at each size both measured, on a linear axis under the same sizes as the chart above: flat at 1 where translation costs nothing, a bump where 4 KiB pages run out of TLB reach",
+        above.x,
+        points,
+        note,
+    )
+}
+
+/// A chart of one 4 KiB ÷ huge-page ratio against `x`, on a linear axis
+/// read against the run's own no-difference band: the translation charts'
+/// panels and the mlp chart's.
+pub(crate) fn ratio_chart(
+    run: &RunFile,
+    id: String,
+    title: &str,
+    description: &str,
+    x: Axis,
+    points: Vec<Point>,
+    note: Option<String>,
+) -> ChartSpec {
     ChartSpec {
-        id: format!("{}-ratio", above.id),
-        title: "How much more a load costs on 4 KiB pages than on huge pages".into(),
-        description: "the ratio of the median ns per load on 4 KiB pages to that on huge pages at each size both measured, on a linear axis under the same sizes as the chart above: flat at 1 where translation costs nothing, a bump where 4 KiB pages run out of TLB reach".into(),
+        id,
+        title: title.into(),
+        description: description.into(),
         kind: ChartKind::Lines,
-        x: above.x,
-        y,
+        x,
+        y: no_difference_band(
+            Axis::linear("4 KiB ÷ huge pages, median ns per load", "×"),
+            run,
+        ),
         categories: Vec::new(),
         series: vec![Series {
             name: "4 KiB ÷ huge pages".into(),
@@ -55,6 +77,19 @@ pub(super) fn ratio(run: &RunFile, above: Above) -> ChartSpec {
         note,
         empty_note: None,
     }
+}
+
+/// The ratio of two medians at `x`, both in its note; `None` where the
+/// quotient means nothing (no huge-page time, no 4 KiB one).
+pub(crate) fn ratio_point(x: f64, small: f64, huge: f64) -> Option<Point> {
+    (huge > 0.0 && small.is_finite()).then(|| Point {
+        note: Some(format!(
+            "{} ns against {} ns",
+            pagewalk_model::units::significant(small),
+            pagewalk_model::units::significant(huge)
+        )),
+        ..Point::xy(x, Some(small / huge))
+    })
 }
 
 /// `y` with the band a ratio reads against: 1× give or take the run's own
@@ -77,26 +112,15 @@ pub(crate) fn no_difference_band(y: Axis, run: &RunFile) -> Axis {
 /// extremes' ratios (slowest over fastest) would stretch the axis far
 /// past what the medians show; the two medians are in the note.
 fn points(small: &Curve, huge: &Curve, x_of: fn(&ChasePoint) -> Option<f64>) -> Vec<Point> {
-    let mut out = Vec::new();
-    for s in &small.points {
-        let Some(x) = x_of(s) else { continue };
-        let Some(h) = huge.points.iter().find(|h| x_of(h) == Some(x)) else {
-            continue;
-        };
-        let (a, b) = (&s.ns_per_load, &h.ns_per_load);
-        if !(b.median > 0.0 && a.median.is_finite()) {
-            continue;
-        }
-        out.push(Point {
-            note: Some(format!(
-                "{} ns against {} ns",
-                pagewalk_model::units::significant(a.median),
-                pagewalk_model::units::significant(b.median)
-            )),
-            ..Point::xy(x, Some(a.median / b.median))
-        });
-    }
-    out
+    small
+        .points
+        .iter()
+        .filter_map(|s| {
+            let x = x_of(s)?;
+            let h = huge.points.iter().find(|h| x_of(h) == Some(x))?;
+            ratio_point(x, s.ns_per_load.median, h.ns_per_load.median)
+        })
+        .collect()
 }
 
 #[cfg(test)]
