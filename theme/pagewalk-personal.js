@@ -67,7 +67,7 @@
     input.accept = ".json,application/json";
     input.className = "pw-personal-input";
     const label = document.createElement("label");
-    label.className = "pw-personal-pick";
+    label.className = "pw-lab-choose";
     label.append("Pick your run file", input);
     const hint = document.createElement("span");
     hint.textContent = " or drop it here.";

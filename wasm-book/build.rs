@@ -11,10 +11,7 @@ use mdbook_driver::book::BookItem;
 use mdbook_driver::builtin_preprocessors::{IndexPreprocessor, LinkPreprocessor};
 use mdbook_driver::MDBook;
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
-
-/// The folders of `data/` that ship with the book (the reader's run is the
-/// one added in the page).
-const COMMITTED: [&str; 4] = ["example", "example-inspection", "reference", "machines"];
+use pagewalk_model::committed;
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
@@ -68,31 +65,30 @@ fn main() {
     )
     .unwrap();
 
+    // The committed files, as the model's tests list them.
+    for folder in committed::FOLDERS {
+        println!(
+            "cargo:rerun-if-changed={}",
+            root.join("data").join(folder).display()
+        );
+    }
     let mut files = String::from("&[\n");
-    for folder in COMMITTED {
-        let dir = root.join("data").join(folder);
-        println!("cargo:rerun-if-changed={}", dir.display());
-        for path in json_files(&dir) {
-            writeln!(
-                files,
-                "    ({folder:?}, {:?}, include_bytes!({:?})),",
-                Path::new("data")
-                    .join(folder)
-                    .join(path.file_name().unwrap()),
-                path
-            )
-            .unwrap();
-        }
+    for path in committed::files() {
+        let folder = path
+            .parent()
+            .and_then(Path::file_name)
+            .unwrap()
+            .to_string_lossy();
+        writeln!(
+            files,
+            "    ({folder:?}, {:?}, include_bytes!({:?})),",
+            Path::new("data")
+                .join(&*folder)
+                .join(path.file_name().unwrap()),
+            path
+        )
+        .unwrap();
     }
     files.push(']');
     std::fs::write(out.join("data_files.rs"), files).unwrap();
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|x| x == "json"));
-    files.sort();
-    files
 }

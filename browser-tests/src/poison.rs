@@ -439,3 +439,28 @@ fn pointer_to_field(pointer: &str) -> String {
     }
     out
 }
+
+/// Fails when the page in `browser` shows a payload acting as markup: a
+/// file's script ran (`data-pwned`), a `javascript:` link is live, or a
+/// link or image names [`EVIL_HOST`]. `page` names the page in the error.
+pub async fn ensure_inert(browser: &crate::Browser, page: &str) -> anyhow::Result<()> {
+    let seen = browser
+        .eval(&format!(
+            "return {{
+               pwned: document.body.dataset.pwned || null,
+               js_links: [...document.querySelectorAll('[href]')]
+                 .filter(a => /^\\s*javascript:/i.test(a.getAttribute('href'))).length,
+               foreign: [...document.querySelectorAll('[src],[href]')]
+                 .filter(e => (e.getAttribute('src') || e.getAttribute('href') || '')
+                 .includes('{EVIL_HOST}')).length,
+             }};"
+        ))
+        .await?;
+    anyhow::ensure!(seen["pwned"].is_null(), "{page}: a file's script ran");
+    anyhow::ensure!(seen["js_links"] == 0, "{page}: a javascript: link is live");
+    anyhow::ensure!(
+        seen["foreign"] == 0,
+        "{page}: a link or image names {EVIL_HOST}"
+    );
+    Ok(())
+}

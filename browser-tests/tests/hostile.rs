@@ -15,7 +15,7 @@ use std::process::Command;
 
 use anyhow::ensure;
 use pagewalk_browser_tests::book_copy::{copy_book, fresh_run};
-use pagewalk_browser_tests::poison::{file_name_payload, poison_run, EVIL_HOST};
+use pagewalk_browser_tests::poison::{ensure_inert, file_name_payload, poison_run, EVIL_HOST};
 use pagewalk_browser_tests::{run_test, serial, serve, should_run, workspace_root, Browser};
 
 #[test]
@@ -105,26 +105,12 @@ fn markup_in_every_string_and_file_name_stays_text_in_the_built_book() {
                 continue; // fonts, css: not pages
             }
             browser.goto(&server.url(&rel)).await?;
+            ensure_inert(&browser, &rel).await?;
             let seen = browser
-                .eval(&format!(
-                    "return {{
-                       pwned: document.body.dataset.pwned || null,
-                       js_links: [...document.querySelectorAll('[href]')]
-                         .filter(a => /^\\s*javascript:/i.test(a.getAttribute('href'))).length,
-                       foreign: [...document.querySelectorAll('[src],[href]')]
-                         .filter(e => (e.getAttribute('src') || e.getAttribute('href') || '')
-                         .includes('{EVIL_HOST}')).length,
-                       csp: document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')
-                         ?.content || null,
-                     }};"
-                ))
+                .eval(
+                    "return { csp: document.querySelector('meta[http-equiv=\"Content-Security-Policy\"]')?.content || null };",
+                )
                 .await?;
-            ensure!(seen["pwned"].is_null(), "{rel}: a file's script ran");
-            ensure!(seen["js_links"] == 0, "{rel}: a javascript: link is live");
-            ensure!(
-                seen["foreign"] == 0,
-                "{rel}: a link or image names {EVIL_HOST}"
-            );
             let csp = seen["csp"].as_str().unwrap_or("");
             ensure!(
                 csp.contains("default-src 'self'") && !csp.contains('*'),

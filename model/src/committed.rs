@@ -23,6 +23,20 @@ pub fn files() -> Vec<PathBuf> {
     files
 }
 
+/// A `data/` folder at `to` as a reader's clone would have it after
+/// `collector run`: every committed file, and `run` in `runs/`. For the
+/// tests that hold a page rendered with a reader's run to a real
+/// `mdbook build` with the same run.
+pub fn data_with_run(run: &std::path::Path, to: &std::path::Path) {
+    for file in files() {
+        let folder = file.parent().and_then(|p| p.file_name()).unwrap();
+        std::fs::create_dir_all(to.join(folder)).unwrap();
+        std::fs::copy(&file, to.join(folder).join(file.file_name().unwrap())).unwrap();
+    }
+    std::fs::create_dir_all(to.join("runs")).unwrap();
+    std::fs::copy(run, to.join("runs").join(run.file_name().unwrap())).unwrap();
+}
+
 /// `good` (a run file's text) with its `schema_version` replaced by a
 /// 100 KB string that starts with an escape sequence: an error that echoed
 /// it whole would fill and rewrite a terminal.

@@ -74,13 +74,7 @@ impl Book {
     /// The committed data with `run` (named `file_name`) as the reader's.
     /// A file the build would pass over is refused with the reason.
     pub fn open(file_name: &str, run: &[u8]) -> Result<Book, String> {
-        let data =
-            DataSet::from_files(&data_files(file_name, run)).map_err(|e| format!("{e:#}"))?;
-        if !data.own {
-            // The file was passed over (the warnings say why): no page
-            // may claim to show the reader's run.
-            return Err(data.warnings.join("; "));
-        }
+        let data = own_data(file_name, run)?;
         let (html, edition) =
             pagewalk_book_html::config_from_book_toml(BOOK_TOML).map_err(|e| format!("{e:#}"))?;
         Ok(Book {
@@ -166,9 +160,21 @@ pub fn render_page(chapter_path: &str, file_name: &str, run: &[u8]) -> Result<St
 /// build reads `data/runs/`. Returns the machine it was measured on.
 #[wasm_bindgen]
 pub fn check_run(file_name: &str, run: &[u8]) -> Result<String, JsError> {
-    Book::open(file_name, run)
-        .map(|book| book.machine)
+    // The data set only: the views are built once the page renders.
+    own_data(file_name, run)
+        .map(|data| machine(&data))
         .map_err(|e| JsError::new(&e))
+}
+
+/// The data set with `run` as the reader's, or why the build would pass
+/// the file over: no page may claim to show a run it did not read.
+fn own_data(file_name: &str, run: &[u8]) -> Result<DataSet, String> {
+    let data = DataSet::from_files(&data_files(file_name, run)).map_err(|e| format!("{e:#}"))?;
+    if data.own {
+        Ok(data)
+    } else {
+        Err(data.warnings.join("; "))
+    }
 }
 
 /// `Intel Xeon ..., 16 CPUs, kernel 6.8.0`.

@@ -16,20 +16,6 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The committed data plus `run` in `runs/`, as a reader's clone would have.
-fn data_with(run: &Path, to: &Path) {
-    for folder in ["example", "example-inspection", "reference", "machines"] {
-        let from = root().join("data").join(folder);
-        std::fs::create_dir_all(to.join(folder)).unwrap();
-        for entry in std::fs::read_dir(&from).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, to.join(folder).join(path.file_name().unwrap())).unwrap();
-        }
-    }
-    std::fs::create_dir_all(to.join("runs")).unwrap();
-    std::fs::copy(run, to.join("runs").join(run.file_name().unwrap())).unwrap();
-}
-
 /// What mdBook wrote inside `<main ...>` on one page.
 fn main_of(page: &str) -> &str {
     let start = page.find("<main").expect("a <main>");
@@ -47,7 +33,7 @@ fn every_chapter_renders_as_mdbook_build_renders_it() {
     let run = root().join("data/machines/intel-xeon-emr-16vcpu-kvm.json");
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    data_with(&run, &data);
+    pagewalk_model::committed::data_with_run(&run, &data);
     let out = tmp.path().join("book");
     let status = Command::new("mdbook")
         .arg("build")
