@@ -101,3 +101,66 @@ fn each_chart_is_one_tab_stop_with_arrow_keys_inside() {
         browser.quit().await
     });
 }
+
+/// The sidebar's toggle is a real button once the page's script has run
+/// (mdBook's is a `<label>`, which may carry neither `role="button"` nor
+/// `aria-expanded`), the hidden checkbox behind it leaves the tab order,
+/// and Enter on the button opens and closes the table of contents, with
+/// `aria-expanded` and the sidebar's visibility following.
+#[test]
+#[cfg_attr(
+    not(pagewalk_browser_tests),
+    ignore = "real-browser test: set PAGEWALK_BROWSER_TESTS=1 (scripts/test does)"
+)]
+fn the_sidebar_toggle_is_a_button_that_enter_opens_and_closes() {
+    let Some(book) = built_book("the_sidebar_toggle_is_a_button_that_enter_opens_and_closes")
+    else {
+        return;
+    };
+    run_test(async {
+        let browser = Browser::start().await?;
+        browser.goto(&book.server.url("first-touch.html")).await?;
+        let state = async || -> anyhow::Result<serde_json::Value> {
+            // Wait out the sidebar's slide before reading where it is.
+            tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+            Ok(browser
+                .eval(
+                    "const t = document.getElementById('mdbook-sidebar-toggle');
+                     const box = document.getElementById('mdbook-sidebar-toggle-anchor');
+                     const r = document.getElementById('mdbook-sidebar').getBoundingClientRect();
+                     return { tag: t.tagName, expanded: t.getAttribute('aria-expanded'),
+                              boxTab: box.tabIndex, checked: box.checked,
+                              shown: r.width > 0 && r.right > 0 && r.left < innerWidth,
+                              focused: document.activeElement === t };",
+                )
+                .await?)
+        };
+        let first = state().await?;
+        ensure!(
+            first["tag"] == "BUTTON" && first["boxTab"] == -1,
+            "the toggle is not a button, or the checkbox is still a tab stop: {first}"
+        );
+        let mut open = first["checked"].as_bool().context("no checkbox state")?;
+        ensure!(
+            first["expanded"] == json!(open.to_string()) && first["shown"] == json!(open),
+            "before any press, aria-expanded or the sidebar disagrees with the checkbox: {first}"
+        );
+        browser
+            .eval("document.getElementById('mdbook-sidebar-toggle').focus();")
+            .await?;
+        for press in 1..=2 {
+            browser.press(Key::Enter).await?;
+            open = !open;
+            let now = state().await?;
+            ensure!(
+                now["checked"] == json!(open)
+                    && now["expanded"] == json!(open.to_string())
+                    && now["shown"] == json!(open)
+                    && now["focused"] == json!(true),
+                "after Enter #{press} the sidebar should be {}: {now}",
+                if open { "open" } else { "closed" }
+            );
+        }
+        browser.quit().await
+    });
+}

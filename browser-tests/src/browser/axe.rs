@@ -58,6 +58,16 @@ impl std::fmt::Display for AxeViolation {
     }
 }
 
+/// axe rules that a plain `axe.run` leaves out and Lighthouse 12.2.3's
+/// accessibility score counts: every data cell of a table three or more
+/// cells wide and tall has a header with text, a pointer target is at
+/// least 24 px, and a control's visible text is part of its name.
+const EXTRA_RULES: [&str; 3] = [
+    "td-has-header",
+    "target-size",
+    "label-content-name-mismatch",
+];
+
 impl Browser {
     /// Runs axe-core on the page as it is now and returns every violation
     /// (all impacts), most severe first. Fails when axe-core is not
@@ -70,9 +80,15 @@ impl Browser {
                 path.display()
             )
         })?;
+        // Lighthouse's accessibility score runs some of axe's experimental
+        // rules too; the book is held to those as well.
+        let rules = json!(EXTRA_RULES
+            .iter()
+            .map(|r| (r.to_string(), json!({ "enabled": true })))
+            .collect::<serde_json::Map<_, _>>());
         let script = format!(
             "if (!window.axe) {{ {source}\n }}
-             const r = await window.axe.run(document, {{ resultTypes: ['violations'] }});
+             const r = await window.axe.run(document, {{ resultTypes: ['violations'], rules: {rules} }});
              return r.violations.map(v => ({{
                id: v.id, impact: v.impact || '', help: v.help, nodes: v.nodes.length,
                first: v.nodes.length ? [].concat(v.nodes[0].target).join(' ') : '',
