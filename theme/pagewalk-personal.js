@@ -112,8 +112,30 @@
     box.append(line, status);
   }
 
+  // The print page stays the build's (rendering all chapters there would
+  // be a second print layout): with a run kept, it says so, on paper too.
+  function printNote(main) {
+    const name = keptName();
+    if (!name) return;
+    const note = document.createElement("aside");
+    note.className = "pw-personal-banner";
+    note.setAttribute("aria-label", "Whose run this page shows");
+    const p = document.createElement("p");
+    const b = document.createElement("strong");
+    b.textContent = name;
+    p.append(
+      "This page for printing shows the example run the book was built with, not your run ",
+      b,
+      ", which every chapter shows. To print your numbers, print a chapter.",
+    );
+    note.append(p);
+    main.before(note);
+  }
+
   function start() {
     document.querySelectorAll("[data-pw-personal]").forEach(picker);
+    const print = document.querySelector('main[data-pw-chapter="print.md"]');
+    if (print) printNote(print);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

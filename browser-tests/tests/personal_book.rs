@@ -287,6 +287,21 @@ fn a_hostile_picked_run_stays_text_on_every_chapter() {
                 seen["banner"]
             );
         }
+        // The print page keeps the build's text and says so, naming the
+        // kept run as text.
+        browser.goto(&book.server.url("print.html")).await?;
+        browser
+            .wait_for_within("document.querySelector('.pw-personal-banner')", TIMEOUT)
+            .await
+            .context("print.html does not say it shows the example run")?;
+        ensure_inert(browser, "print.html").await?;
+        let named = browser
+            .eval("return document.querySelector('.pw-personal-banner strong')?.textContent || null;")
+            .await?;
+        ensure!(
+            named.as_str() == Some(name.as_str()),
+            "print.html: the file's name is not shown as text: {named}"
+        );
         browser.goto(&book.server.url("your-machine.html")).await?;
         let text = browser
             .eval("return document.querySelector('main').textContent;")
