@@ -356,6 +356,69 @@ fn when(shown: bool, verdict: &Value) -> &Value {
     }
 }
 
+/// The sentence before the first-touch faults chart names, for each phase,
+/// the modes whose faults it carries; recomputed here from the run file
+/// (the median minor faults of allocation against the first pass), in the
+/// study's order, not from the context the sentence was written from.
+#[test]
+fn each_run_says_where_its_own_faults_land() {
+    use mdbook_pagewalk::escape::escape_text;
+    use pagewalk_model::{read_run, Mode, Phase};
+    // Where `resize(n, 0)` faulted: at allocation in most runs, in the
+    // first pass where the compiler made the fill a zeroed allocation
+    // (memory-limit.json); the matrix must hold both.
+    let mut resize_zero = std::collections::BTreeSet::new();
+    for fixture in fixtures() {
+        let run = fixture.file_name().unwrap().to_string_lossy().to_string();
+        let file = read_run(&fixture).unwrap();
+        let Some(ft) = file.first_touch() else {
+            continue;
+        };
+        let dir = data_dir(&fixture);
+        let pages = book(&Renderer::new(Arc::new(DataSet::load(dir.path()).unwrap())));
+        let text = page(&pages, "first-touch.md");
+        let (mut alloc, mut first) = (Vec::new(), Vec::new());
+        for &m in Mode::ALL.iter() {
+            let Some(r) = ft.mode(m) else { continue };
+            let faults = |p: Phase| r.summary.phase(p)?.minor_faults.as_ref().map(|s| s.median);
+            if let (Some(a), Some(f)) = (faults(Phase::Allocation), faults(Phase::FirstPass)) {
+                if m == Mode::ResizeZero {
+                    resize_zero.insert(a > f);
+                }
+                let codes = if a > f { &mut alloc } else { &mut first };
+                codes.push(format!("<code>{}</code>", escape_text(m.code())));
+            }
+        }
+        for (lead, codes) in [
+            ("In this run the allocation carries it for ", &alloc),
+            ("The first pass carries it for ", &first),
+        ] {
+            let said = text.find(lead).map(|at| {
+                let rest = &text[at + lead.len()..];
+                &rest[..rest
+                    .find(".\n")
+                    .or_else(|| rest.find(". "))
+                    .unwrap_or(rest.len())]
+            });
+            let want = match codes.len() {
+                0 => None,
+                1 => Some(codes[0].clone()),
+                n => Some(format!(
+                    "{} and {}",
+                    codes[..n - 1].join(", "),
+                    codes[n - 1]
+                )),
+            };
+            assert_eq!(said.map(str::to_string), want, "{run}: \"{lead}...\"");
+        }
+    }
+    assert_eq!(
+        resize_zero.len(),
+        2,
+        "no run where resize(n, 0) faulted in the other phase"
+    );
+}
+
 /// Each sentence that names a cause or a result for this run is the one
 /// its verdict selects, and the matrix holds runs where the other outcome
 /// happens (the labelled synthetic ones where no recorded run does).

@@ -69,6 +69,10 @@ pub struct FirstTouchVerdict {
     pub hugepage_first_basis: Option<Basis>,
     /// `exact`, `about-one-per-page`, `more`, `fewer`: the `nohugepage` first pass's faults against `ft.pages`, allowing as many extra as that mode's second pass took over memory already present (the rest of the thread faulting, not the region).
     pub touch_per_page: Option<PerPage>,
+    /// The modes (each as the chart labels it, `Mode::code`, in the study's order) whose minor faults land at allocation: more there than in the first pass (counts are exact: no noise).
+    pub faults_at_allocation: Vec<String>,
+    /// The modes whose minor faults land in the first pass: as many there as at allocation, or more.
+    pub faults_at_first_pass: Vec<String>,
 }
 
 /// Memory before the experiment, from `/proc/meminfo` and `/proc/buddyinfo`.

@@ -33,7 +33,7 @@ impl FirstTouch {
         let second = modes
             .get(Mode::Nohugepage)
             .and_then(|m| m.second.as_ref()?.faults);
-        let verdict = FirstTouchVerdict {
+        let mut verdict = FirstTouchVerdict {
             hugepage_first: compare(hugepage, touch),
             default_first: compare(phase(Mode::Default, |m| &m.first), touch),
             populate: compare(phase(Mode::Populate, |m| &m.alloc), touch),
@@ -56,7 +56,22 @@ impl FirstTouch {
             touch_per_page: faults(Mode::Nohugepage)
                 .zip(self.pages)
                 .map(|(f, p)| per_page(f, p as f64, second.unwrap_or(0.0))),
+            ..FirstTouchVerdict::default()
         };
+        // Which phase carries each mode's faults: the chart's question.
+        for &mode in Mode::ALL.iter() {
+            let Some(m) = modes.get(mode) else { continue };
+            let count = |p: &Option<PhaseView>| p.as_ref().and_then(|p| p.faults);
+            let (Some(alloc), Some(first)) = (count(&m.alloc), count(&m.first)) else {
+                continue;
+            };
+            let phase = if alloc > first {
+                &mut verdict.faults_at_allocation
+            } else {
+                &mut verdict.faults_at_first_pass
+            };
+            phase.push(mode.code().to_string());
+        }
         for &mode in Mode::ALL.iter() {
             if let Some(m) = modes.get_mut(mode) {
                 m.granted = m.huge_fraction.zip(windows).map(|(f, w)| granted(f, w));
