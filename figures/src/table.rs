@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use pagewalk_model::units;
 
-use crate::render::{esc, exact};
+use crate::render::{esc, exact, Esc, Exact};
 use crate::spec::{ChartKind, ChartSpec, Point, Series};
 
 // The helpers below run in the page too (wasm-viz redraws a table with
@@ -105,7 +105,7 @@ fn label(text: &str) -> String {
         let unit = words.peek().map(|u| bare(u));
         if number && unit.is_some_and(|u| carries_unit(u) || matches!(u, "s" | "pages" | "TiB")) {
             let u = words.next().unwrap_or_default();
-            let _ = write!(out, "<span class=\"pw-num\">{} {}</span>", esc(w), esc(u));
+            let _ = write!(out, "<span class=\"pw-num\">{} {}</span>", Esc(w), Esc(u));
         } else {
             out.push_str(&esc(w));
         }
@@ -150,8 +150,8 @@ fn cells(t: &mut String, p: Option<&Point>, unit: &str, spread: bool) {
             let _ = write!(
                 t,
                 "<td class=\"pw-num\" data-value=\"{}\">{}</td>",
-                exact(*v),
-                esc(&human(*v, unit))
+                Exact(*v),
+                Esc(&human(*v, unit))
             );
             if spread {
                 match (min, max) {
@@ -159,7 +159,7 @@ fn cells(t: &mut String, p: Option<&Point>, unit: &str, spread: bool) {
                         let _ = write!(
                             t,
                             "<td class=\"pw-num pw-range\">{}</td>",
-                            esc(&range(*lo, *hi, unit))
+                            Esc(&range(*lo, *hi, unit))
                         );
                     }
                     _ => t.push_str("<td></td>"),
@@ -171,7 +171,7 @@ fn cells(t: &mut String, p: Option<&Point>, unit: &str, spread: bool) {
             let _ = write!(
                 t,
                 "<td><span class=\"pw-gap\">n/a{}</span></td>",
-                note.map(|n| format!(" ({})", esc(n))).unwrap_or_default()
+                note.map(|n| format!(" ({})", Esc(n))).unwrap_or_default()
             );
             if spread {
                 t.push_str("<td></td>");
@@ -194,8 +194,8 @@ pub fn table_html(spec: &ChartSpec) -> String {
     let _ = write!(
         t,
         "<caption><span>{}: {}</span></caption>",
-        esc(&spec.title),
-        esc(&with_header_unit(&spec.y.label, &spec.y.unit)),
+        Esc(&spec.title),
+        Esc(&with_header_unit(&spec.y.label, &spec.y.unit)),
     );
     let first = match spec.kind {
         ChartKind::Bars => spec.x.label.clone(),
@@ -209,11 +209,11 @@ pub fn table_html(spec: &ChartSpec) -> String {
             let _ = write!(
                 t,
                 "<th scope=\"col\" class=\"pw-range\" aria-label=\"{}: {} to {}\">{}\u{a0}–\u{a0}{}</th>",
-                esc(&s.name),
-                esc(low),
-                esc(high),
-                esc(low),
-                esc(high)
+                Esc(&s.name),
+                Esc(low),
+                Esc(high),
+                Esc(low),
+                Esc(high)
             );
         }
     }
@@ -233,8 +233,8 @@ pub fn table_html(spec: &ChartSpec) -> String {
                 let _ = write!(
                     t,
                     "<tr><th scope=\"row\" class=\"pw-num\" data-value=\"{}\">{}</th>",
-                    exact(x),
-                    esc(&human(x, &spec.x.unit))
+                    Exact(x),
+                    Esc(&human(x, &spec.x.unit))
                 );
                 for (s, &spread) in spec.series.iter().zip(&spread) {
                     let p = s.points.iter().find(|p| p.x == Some(x));
@@ -246,7 +246,7 @@ pub fn table_html(spec: &ChartSpec) -> String {
     }
     t.push_str("</tbody></table>");
     if let Some(note) = &spec.note {
-        let _ = write!(t, "<p class=\"pw-chart-note\">{}</p>", esc(note));
+        let _ = write!(t, "<p class=\"pw-chart-note\">{}</p>", Esc(note));
     }
     t
 }
@@ -325,12 +325,7 @@ pub fn table_csv(spec: &ChartSpec) -> String {
 
 /// Every x value of a lines chart, once, in order.
 fn xs(spec: &ChartSpec) -> Vec<f64> {
-    let mut xs: Vec<f64> = spec
-        .series
-        .iter()
-        .flat_map(|s| &s.points)
-        .filter_map(|p| p.x)
-        .collect();
+    let mut xs = crate::render::xs_of(spec);
     pagewalk_model::sort::sort_floats(&mut xs);
     xs.dedup();
     xs

@@ -102,9 +102,14 @@ fn marks_in(plot: &Element) -> Vec<Element> {
     let Ok(list) = plot.query_selector_all(".pw-mark[data-value]") else {
         return Vec::new();
     };
-    (0..list.length())
-        .filter_map(|i| list.item(i)?.dyn_into::<Element>().ok())
-        .collect()
+    // A loop, not `filter_map(..).collect()`: smaller in the wasm.
+    let mut marks = Vec::new();
+    for i in 0..list.length() {
+        if let Some(mark) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+            marks.push(mark);
+        }
+    }
+    marks
 }
 
 /// One tab stop per chart (a roving tab index): mark `to` (else the one

@@ -224,8 +224,18 @@ fn current_palette(doc: &Document) -> Palette {
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };
-    for (i, slot) in pal.series.iter_mut().enumerate() {
-        if let Some(v) = get(&format!("--pw-series-{}", i + 1)) {
+    // The light palette's six series hues, each named in full (no
+    // `format!` of the number).
+    let series = [
+        "--pw-series-1",
+        "--pw-series-2",
+        "--pw-series-3",
+        "--pw-series-4",
+        "--pw-series-5",
+        "--pw-series-6",
+    ];
+    for (slot, name) in pal.series.iter_mut().zip(series) {
+        if let Some(v) = get(name) {
             *slot = v;
         }
     }

@@ -8,9 +8,9 @@ use super::frame::{
 };
 use super::layout::{FONT, NARROW, PAD};
 use super::palette::{entries, styles, Palette};
-use super::scale::ValueScale;
-use super::text::{esc, n, text_width, wrap};
-use crate::spec::{ChartSpec, Scale};
+use super::scale::{values_of, ValueScale};
+use super::text::{text_width, wrap, Esc, Px};
+use crate::spec::{ChartSpec, Scale, Series};
 
 const BAR_H: f64 = 14.0;
 const GROUP_GAP: f64 = 12.0;
@@ -98,27 +98,15 @@ pub(super) fn bars(
         bottom + below + PAD
     };
 
-    let values: Vec<f64> = spec
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter())
-        .flat_map(|p| [p.value, p.min, p.max])
-        .flatten()
-        .chain(spec.y.band.iter().flat_map(|b| [b.low, b.high]))
-        .collect();
+    let values = values_of(spec, &|_| true, spec.y.band.as_ref());
     // With the last panel alone, it and the others are fitted apart.
     let alone = spec.x.last_panel_alone && npanel > 1;
-    let values_of = |last: bool| -> Vec<f64> {
-        spec.series
-            .iter()
-            .filter(|s| spec.panel_of(s).is_some_and(|p| (p == npanel - 1) == last))
-            .flat_map(|s| s.points.iter())
-            .flat_map(|p| [p.value, p.min, p.max])
-            .flatten()
-            .collect()
-    };
+    let in_last = |s: &Series| spec.panel_of(s).map(|p| p == npanel - 1);
     let (rest, last) = if alone {
-        (values_of(false), values_of(true))
+        (
+            values_of(spec, &|s| in_last(s) == Some(false), None),
+            values_of(spec, &|s| in_last(s) == Some(true), None),
+        )
     } else {
         (values.clone(), Vec::new())
     };
@@ -142,13 +130,13 @@ pub(super) fn bars(
         let _ = write!(
             out,
             "<line x1=\"{b}\" y1=\"{}\" x2=\"{b}\" y2=\"{}\" stroke=\"{a}\"/><line x1=\"{}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{a}\"/>",
-            n(top),
-            n(bottom),
-            n(scale.px0),
-            n(scale.px1),
-            b = n(base),
-            y = n(bottom),
-            a = esc(&pal.axis)
+            Px(top),
+            Px(bottom),
+            Px(scale.px0),
+            Px(scale.px1),
+            b = Px(base),
+            y = Px(bottom),
+            a = Esc(&pal.axis)
         );
     }
     out.push_str("</g>");
@@ -162,7 +150,7 @@ pub(super) fn bars(
         out.push_str("<g class=\"pw-panels\">");
         let attrs = format!(
             " text-anchor=\"middle\" font-weight=\"600\" fill=\"{}\"",
-            esc(&pal.fg)
+            Esc(&pal.fg)
         );
         for (p, lines) in heads.iter().enumerate() {
             let x = panel_x(p) + panel_w / 2.0;
@@ -205,12 +193,12 @@ pub(super) fn bars(
         let halo = if above {
             format!(
                 " stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\"",
-                esc(&pal.bg)
+                Esc(&pal.bg)
             )
         } else {
             String::new()
         };
-        let attrs = format!(" text-anchor=\"{anchor}\" fill=\"{}\"{halo}", esc(&pal.fg));
+        let attrs = format!(" text-anchor=\"{anchor}\" fill=\"{}\"{halo}", Esc(&pal.fg));
         out.push_str(&text_lines(x, y, LINE_H, lines, &attrs));
     }
     out.push_str("</g>");
@@ -272,10 +260,10 @@ pub(super) fn bars(
                     let _ = write!(
                         marks,
                         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"{}{attrs}/>",
-                        n(x),
-                        n(y0 + 1.5),
-                        n(bw),
-                        n(mark_h),
+                        Px(x),
+                        Px(y0 + 1.5),
+                        Px(bw),
+                        Px(mark_h),
                         bar_paint(styles[si], pal)
                     );
                 }
@@ -284,9 +272,9 @@ pub(super) fn bars(
                     let _ = write!(
                         marks,
                         "<text class=\"pw-zero\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" aria-hidden=\"true\">0</text>",
-                        n(a + 4.0),
-                        n(yc + 3.5),
-                        esc(&pal.fg)
+                        Px(a + 4.0),
+                        Px(yc + 3.5),
+                        Esc(&pal.fg)
                     );
                 }
                 // The value goes right after its bar, haloed where the
@@ -304,11 +292,11 @@ pub(super) fn bars(
                         let _ = write!(
                             whiskers,
                             "<path d=\"M{x1} {yc}H{x2}M{x1} {a}V{b}M{x2} {a}V{b}\"/>",
-                            x1 = n(x1),
-                            x2 = n(x2),
-                            yc = n(yc),
-                            a = n(yc - cap),
-                            b = n(yc + cap)
+                            x1 = Px(x1),
+                            x2 = Px(x2),
+                            yc = Px(yc),
+                            a = Px(yc - cap),
+                            b = Px(yc + cap)
                         );
                     }
                 }
@@ -316,11 +304,11 @@ pub(super) fn bars(
                     let _ = write!(
                         labels,
                         "<text class=\"pw-value\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{}\" stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\" aria-hidden=\"true\">{}</text>",
-                        n(end + 4.0),
-                        n(yc + 3.5),
-                        esc(&pal.fg),
-                        esc(&pal.bg),
-                        esc(&super::text::with_unit(v, &spec.y.unit))
+                        Px(end + 4.0),
+                        Px(yc + 3.5),
+                        Esc(&pal.fg),
+                        Esc(&pal.bg),
+                        Esc(&super::text::with_unit(v, &spec.y.unit))
                     );
                 }
             }
@@ -334,8 +322,8 @@ pub(super) fn bars(
         out,
         "<g class=\"pw-whiskers\" fill=\"none\" aria-hidden=\"true\"><g stroke=\"{}\" stroke-width=\"3.2\" stroke-opacity=\"0.8\">{whiskers}</g>\
          <g stroke=\"{}\" stroke-width=\"1.2\">{whiskers}</g></g>",
-        esc(&pal.bg),
-        esc(&pal.fg)
+        Esc(&pal.bg),
+        Esc(&pal.fg)
     );
     out.push_str(&labels);
     h
@@ -357,11 +345,11 @@ fn band_across(
     let _ = write!(
         out,
         "<rect class=\"pw-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.22\"><title>{}</title></rect>",
-        n(x1.min(x2)),
-        n(top),
-        n((x2 - x1).abs().max(2.0)),
-        n(bottom - top),
-        esc(&pal.axis),
-        esc(&band.label)
+        Px(x1.min(x2)),
+        Px(top),
+        Px((x2 - x1).abs().max(2.0)),
+        Px(bottom - top),
+        Esc(&pal.axis),
+        Esc(&band.label)
     );
 }

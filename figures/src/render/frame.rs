@@ -6,13 +6,13 @@ use std::fmt::Write;
 use super::layout::{FONT, PAD};
 use super::palette::{entries, styles, Palette, Style, SHAPES};
 use super::scale::ValueScale;
-use super::text::{esc, exact, mark_label_named, n, text_width, wrap};
+use super::text::{esc, mark_label_named, n, text_width, wrap, Esc, Exact, Px};
 use crate::spec::{Axis, ChartKind, ChartSpec, MarkerKind, Point, Series};
 
 /// Text of one or more lines (`<tspan>`s sharing `x`, `line_h` apart), so
 /// a wrapped title or label stays one element for readers and search.
 pub(super) fn text_lines(x: f64, y: f64, line_h: f64, lines: &[String], attrs: &str) -> String {
-    let mut t = format!("<text x=\"{}\" y=\"{}\"{attrs}>", n(x), n(y));
+    let mut t = format!("<text x=\"{}\" y=\"{}\"{attrs}>", Px(x), Px(y));
     if let [one] = lines {
         t.push_str(&esc(one));
     } else {
@@ -23,9 +23,9 @@ pub(super) fn text_lines(x: f64, y: f64, line_h: f64, lines: &[String], attrs: &
             let _ = write!(
                 t,
                 "<tspan x=\"{}\" dy=\"{}\">{}{gap}</tspan>",
-                n(x),
-                n(dy),
-                esc(l)
+                Px(x),
+                Px(dy),
+                Esc(l)
             );
         }
     }
@@ -40,8 +40,8 @@ pub(super) fn title(out: &mut String, spec: &ChartSpec, pal: &Palette, w: f64) -
     let lines = wrap(&spec.title, (w - 2.0 * PAD) / 1.1, SIZE);
     let attrs = format!(
         " class=\"pw-title\" font-size=\"{}\" font-weight=\"600\" fill=\"{}\"",
-        n(SIZE),
-        esc(&pal.fg)
+        Px(SIZE),
+        Esc(&pal.fg)
     );
     out.push_str(&text_lines(PAD, PAD + 15.0, 19.0, &lines, &attrs));
     PAD + 15.0 + 19.0 * (lines.len() - 1) as f64 + 10.0
@@ -161,36 +161,36 @@ impl Flow {
             Swatch::Series(style, false) => write!(
                 out,
                 "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\"{}/>",
-                n(self.x + 0.5),
-                n(self.row + 4.5),
+                Px(self.x + 0.5),
+                Px(self.row + 4.5),
                 bar_paint(style, pal)
             ),
             Swatch::Band => write!(
                 out,
                 "<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\" fill-opacity=\"0.3\"/>",
-                n(self.x + 0.5),
-                n(self.row + 4.5),
-                esc(&pal.axis)
+                Px(self.x + 0.5),
+                Px(self.row + 4.5),
+                Esc(&pal.axis)
             ),
             Swatch::Diagonal => write!(
                 out,
                 "<path d=\"M{} {}l16 -10\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>",
-                n(self.x),
-                n(self.row + 15.0),
-                esc(&pal.axis)
+                Px(self.x),
+                Px(self.row + 15.0),
+                Esc(&pal.axis)
             ),
             Swatch::Marker(kind) => {
                 let (dash, colour) = marker_style(kind, pal);
                 write!(
                     out,
                     "<path d=\"M{} {}h16\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"{dash}\"/>",
-                    n(self.x),
-                    n(self.row + 10.0),
-                    esc(colour)
+                    Px(self.x),
+                    Px(self.row + 10.0),
+                    Esc(colour)
                 )
             }
         };
-        let attrs = format!(" fill=\"{}\"", esc(&pal.fg));
+        let attrs = format!(" fill=\"{}\"", Esc(&pal.fg));
         out.push_str(&text_lines(
             self.x + 20.0,
             self.row + 14.0,
@@ -233,7 +233,7 @@ pub(super) fn marker_shape(shape: u8, x: f64, y: f64, r: f64) -> String {
         .checked_sub(1)
         .and_then(|i| POLYGONS.get(usize::from(i)))
     else {
-        return format!("circle cx=\"{}\" cy=\"{}\" r=\"{}\"", n(x), n(y), n(r));
+        return format!("circle cx=\"{}\" cy=\"{}\" r=\"{}\"", Px(x), Px(y), Px(r));
     };
     let mut d = String::from("path d=\"");
     for (i, (dx, dy)) in corners.iter().enumerate() {
@@ -251,8 +251,8 @@ pub(super) fn marker_shape(shape: u8, x: f64, y: f64, r: f64) -> String {
 pub(super) fn marker_paint(style: Style, pal: &Palette) -> String {
     format!(
         " fill=\"{}\" stroke=\"{}\" stroke-width=\"0.75\"",
-        esc(pal.colour(style.hue)),
-        esc(&pal.bg)
+        Esc(pal.colour(style.hue)),
+        Esc(&pal.bg)
     )
 }
 
@@ -307,11 +307,11 @@ pub(super) fn mark_attrs(
     let v = p.value.unwrap_or(f64::NAN);
     format!(
         " class=\"pw-mark\" data-series=\"{}\" data-category=\"{}\" data-value=\"{}\" data-role=\"{}\" tabindex=\"0\" role=\"graphics-symbol\" aria-label=\"{}\"",
-        esc(&s.name),
-        esc(where_key),
-        exact(v),
+        Esc(&s.name),
+        Esc(where_key),
+        Exact(v),
         s.role.name(),
-        esc(&mark_label_named(where_label, &s.name, p, &y.unit, y.whisker_names())
+        Esc(&mark_label_named(where_label, &s.name, p, &y.unit, y.whisker_names())
             .unwrap_or_default())
     )
 }
@@ -328,13 +328,13 @@ pub(super) fn axis_title(
 ) -> usize {
     let lines = wrap(text, room, FONT);
     let transform = if rotate {
-        format!(" transform=\"rotate(-90 {} {})\"", n(x), n(y))
+        format!(" transform=\"rotate(-90 {} {})\"", Px(x), Px(y))
     } else {
         String::new()
     };
     let attrs = format!(
         " class=\"pw-axis-title\" text-anchor=\"middle\" fill=\"{}\"{transform}",
-        esc(&pal.axis)
+        Esc(&pal.axis)
     );
     out.push_str(&text_lines(x, y, 14.0, &lines, &attrs));
     lines.len()
@@ -362,7 +362,7 @@ pub(super) fn no_data(
         "No data to draw: {}",
         spec.note.as_deref().unwrap_or("no data")
     );
-    let attrs = format!(" class=\"pw-no-data\" fill=\"{}\"", esc(&pal.axis));
+    let attrs = format!(" class=\"pw-no-data\" fill=\"{}\"", Esc(&pal.axis));
     let lines = wrap(&msg, right - left - 16.0, FONT);
     out.push_str(&text_lines(left + 8.0, top + 20.0, 15.0, &lines, &attrs));
 }
@@ -388,10 +388,17 @@ pub(super) fn gridlines(out: &mut String, scale: &ValueScale, pal: &Palette, dir
         Gridlines::Vertical { .. } => text_width(&labels[i], FONT) / 2.0 + 5.0,
         Gridlines::Horizontal { .. } => 9.0,
     };
+    // Every k-th label, from the first, clear of the next one kept.
     let fits = |k: usize| {
-        let kept: Vec<usize> = (0..ticks.len()).step_by(k).collect();
-        kept.windows(2)
-            .all(|p| (at[p[1]] - at[p[0]]).abs() >= half(p[0]) + half(p[1]))
+        let mut i = 0;
+        while i + k < ticks.len() {
+            if (at[i + k] - at[i]).abs() >= half(i) + half(i + k) {
+                i += k;
+            } else {
+                return false;
+            }
+        }
+        true
     };
     let stride = (1..=ticks.len().max(1)).find(|&k| fits(k)).unwrap_or(1);
     for (i, &a) in at.iter().enumerate() {
@@ -406,20 +413,20 @@ pub(super) fn gridlines(out: &mut String, scale: &ValueScale, pal: &Palette, dir
         let _ = write!(
             out,
             "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>",
-            n(x1),
-            n(y1),
-            n(x2),
-            n(y2),
-            esc(&pal.grid),
+            Px(x1),
+            Px(y1),
+            Px(x2),
+            Px(y2),
+            Esc(&pal.grid),
         );
         if i % stride == 0 {
             let _ = write!(
                 out,
                 "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
-                n(tx),
-                n(ty),
-                esc(&pal.axis),
-                esc(&labels[i])
+                Px(tx),
+                Px(ty),
+                Esc(&pal.axis),
+                Esc(&labels[i])
             );
         }
     }

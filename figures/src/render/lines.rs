@@ -8,8 +8,8 @@ use super::frame::{
 };
 use super::layout::{FONT, NARROW, PAD};
 use super::palette::{styles, Palette};
-use super::scale::{clamp, ValueScale};
-use super::text::{esc, exact, n, text_width, with_unit, wrap};
+use super::scale::{clamp, values_of, xs_of, ValueScale};
+use super::text::{esc, exact, n, text_width, with_unit, wrap, Esc, Exact, Px};
 use crate::spec::{Axis, ChartSpec, Marker, Role};
 
 /// Size and row pitch of marker labels.
@@ -107,11 +107,11 @@ fn draw_markers(
             let tx = if anchor == "end" { x0 + width } else { x0 };
             label = format!(
                 "<text x=\"{}\" y=\"{}\" font-size=\"{}\" text-anchor=\"{anchor}\" fill=\"{}\">{}</text>",
-                n(tx),
-                n(baseline(row)),
-                n(MARKER_FONT),
-                esc(colour),
-                esc(drawn_label(m))
+                Px(tx),
+                Px(baseline(row)),
+                Px(MARKER_FONT),
+                Esc(colour),
+                Esc(drawn_label(m))
             );
             let blocked = placed.iter().any(|o| {
                 o.label.is_some_and(|(r, ox, ow, _)| {
@@ -127,12 +127,12 @@ fn draw_markers(
             "<g class=\"pw-marker pw-marker-{kind}\" data-kind=\"{kind}\" data-value=\"{v}\" role=\"graphics-symbol\" aria-label=\"{aria}\"><title>{aria}</title>\
              <line x1=\"{px}\" y1=\"{t}\" x2=\"{px}\" y2=\"{b}\" stroke=\"{c}\" stroke-dasharray=\"{dash}\"/>{label}</g>",
             kind = m.kind.name(),
-            v = exact(m.x),
-            aria = esc(&aria),
-            px = n(p.px),
-            t = n(y1),
-            b = n(bottom),
-            c = esc(colour),
+            v = Exact(m.x),
+            aria = Esc(&aria),
+            px = Px(p.px),
+            t = Px(y1),
+            b = Px(bottom),
+            c = Esc(colour),
         );
     }
     out.push_str("</g>");
@@ -162,13 +162,8 @@ pub(super) fn lines(
     top: f64,
 ) -> f64 {
     let narrow = w < NARROW;
-    let pts = || spec.series.iter().flat_map(|s| s.points.iter());
-    let xs: Vec<f64> = pts().filter_map(|p| p.x).collect();
-    let ys: Vec<f64> = pts()
-        .flat_map(|p| [p.value, p.min, p.max])
-        .flatten()
-        .chain(spec.y.band.iter().flat_map(|b| [b.low, b.high]))
-        .collect();
+    let xs = xs_of(spec);
+    let ys = values_of(spec, &|_| true, spec.y.band.as_ref());
     // The y scale's labels set the left margin; its pixels come later.
     let ys_domain = ValueScale::fit(&spec.y, &ys, false, 1.0, 0.0);
     let widest = ys_domain
@@ -180,7 +175,7 @@ pub(super) fn lines(
     // above the plot, wrapped, and the left margin holds only the ticks.
     let (left, mut plot_top) = if narrow {
         let lines = wrap(&spec.y.label, w - 2.0 * PAD, FONT);
-        let attrs = format!(" class=\"pw-axis-title\" fill=\"{}\"", esc(&pal.axis));
+        let attrs = format!(" class=\"pw-axis-title\" fill=\"{}\"", Esc(&pal.axis));
         out.push_str(&text_lines(PAD, top + 4.0, 14.0, &lines, &attrs));
         (PAD + widest + 10.0, top + 14.0 * lines.len() as f64)
     } else {
@@ -213,11 +208,11 @@ pub(super) fn lines(
     let _ = write!(
         out,
         "<path d=\"M{l} {t}V{b}H{r}\" stroke=\"{}\" fill=\"none\"/></g>",
-        esc(&pal.axis),
-        l = n(left),
-        t = n(top),
-        b = n(bottom),
-        r = n(right)
+        Esc(&pal.axis),
+        l = Px(left),
+        t = Px(top),
+        b = Px(bottom),
+        r = Px(right)
     );
     axis_title(
         out,
@@ -245,12 +240,12 @@ pub(super) fn lines(
         let _ = write!(
             out,
             "<rect class=\"pw-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.22\"><title>{}</title></rect>",
-            n(left),
-            n(y1.min(y2) - 1.0),
-            n(right - left),
-            n((y2 - y1).abs() + 2.0),
-            esc(&pal.axis),
-            esc(&b.label)
+            Px(left),
+            Px(y1.min(y2) - 1.0),
+            Px(right - left),
+            Px((y2 - y1).abs() + 2.0),
+            Esc(&pal.axis),
+            Esc(&b.label)
         );
     }
     draw_markers(out, &placed, &spec.x.unit, pal, band_bottom, (top, bottom));
@@ -324,7 +319,16 @@ pub(super) fn lines(
 /// Each curve's last value beside its end; labels closer than a line
 /// apart are pushed down in turn so none is written over another.
 fn end_labels(out: &mut String, mut ends: Vec<(f64, f64, String, f64)>, pal: &Palette) {
-    ends.sort_by(|a, b| a.1.total_cmp(&b.1));
+    // Top to bottom, curves ending level in drawing order: an insertion
+    // sort, stable as `sort_by` is, for a handful of curves (the standard
+    // sort's code was about 3.5 KB of the page's module).
+    for i in 1..ends.len() {
+        let mut j = i;
+        while j > 0 && ends[j - 1].1.total_cmp(&ends[j].1).is_gt() {
+            ends.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let mut floor = f64::MIN;
     for (x, y, colour, v) in ends {
         let y = y.max(floor + 12.0);
@@ -332,9 +336,9 @@ fn end_labels(out: &mut String, mut ends: Vec<(f64, f64, String, f64)>, pal: &Pa
         let _ = write!(
             out,
             "<text class=\"pw-value\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"{colour}\" stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\" aria-hidden=\"true\">{}</text>",
-            n(x),
-            n(y),
-            esc(&pal.bg),
+            Px(x),
+            Px(y),
+            Esc(&pal.bg),
             pagewalk_model::units::count(v)
         );
     }
@@ -350,10 +354,10 @@ fn diagonal(out: &mut String, xs: &ValueScale, ys: &ValueScale, pal: &Palette) {
     let _ = write!(
         out,
         "<path class=\"pw-diagonal\" d=\"M{} {}L{} {}\" stroke=\"{}\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" fill=\"none\" aria-hidden=\"true\"/>",
-        n(xs.map(lo)),
-        n(ys.map(lo)),
-        n(xs.map(hi)),
-        n(ys.map(hi)),
-        esc(&pal.axis)
+        Px(xs.map(lo)),
+        Px(ys.map(lo)),
+        Px(xs.map(hi)),
+        Px(ys.map(hi)),
+        Esc(&pal.axis)
     );
 }

@@ -43,13 +43,14 @@ use std::fmt::Write;
 use crate::spec::{ChartKind, ChartSpec};
 
 pub use palette::{styles, Hue, Palette, Style, SHAPES};
+pub(crate) use scale::xs_of;
 pub use scale::{
     byte_label, byte_ticks, linear_ticks, log_ticks, nice_step, tick_label, ValueScale,
 };
 pub use text::{esc, exact, mark_label, mark_label_named, with_unit};
+pub(crate) use text::{Esc, Exact, Px};
 
 use layout::{FONT, NARROW, PAD};
-use text::n;
 
 /// Draws `spec` as a standalone SVG string. `height` 0 picks a height that
 /// fits the data (bars: one band per category); the SVG scales to its
@@ -81,11 +82,11 @@ pub fn render_svg(spec: &ChartSpec, palette: &Palette, width: u32, height: u32) 
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pw-svg\" role=\"graphics-document\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" \
          font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\" font-size=\"{f}\">\
          <title>{t}</title><rect class=\"pw-bg\" width=\"{w}\" height=\"{h}\" fill=\"{bg}\"/>",
-        w = n(w),
-        h = n(h),
-        f = n(FONT),
-        t = esc(&spec.title),
-        bg = esc(&palette.bg),
+        w = Px(w),
+        h = Px(h),
+        f = Px(FONT),
+        t = Esc(&spec.title),
+        bg = Esc(&palette.bg),
     );
     svg.push_str(&body);
     svg.push_str("</svg>");

@@ -2,7 +2,7 @@
 
 use pagewalk_model::units::{self, group_thousands};
 
-use crate::spec::{Axis, Scale};
+use crate::spec::{Axis, Band, ChartSpec, Scale, Series};
 
 /// Maps data values to pixels along one axis.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -155,6 +155,43 @@ impl ValueScale {
     }
 }
 
+/// What a value scale must cover: each point's value and whisker ends, in
+/// the series `keep` takes, then the ends of `band`. Loops, not a chain
+/// of `flat_map`s: each adapter's code was its own in the page's wasm.
+pub(super) fn values_of(
+    spec: &ChartSpec,
+    keep: &dyn Fn(&Series) -> bool,
+    band: Option<&Band>,
+) -> Vec<f64> {
+    let mut out = Vec::new();
+    for s in spec.series.iter().filter(|s| keep(s)) {
+        for p in &s.points {
+            for v in [p.value, p.min, p.max].into_iter().flatten() {
+                out.push(v);
+            }
+        }
+    }
+    if let Some(b) = band {
+        out.push(b.low);
+        out.push(b.high);
+    }
+    out
+}
+
+/// Every point's x, in series order (lines: what the x scale covers and
+/// the data table's rows).
+pub(crate) fn xs_of(spec: &ChartSpec) -> Vec<f64> {
+    let mut out = Vec::new();
+    for s in &spec.series {
+        for p in &s.points {
+            if let Some(x) = p.x {
+                out.push(x);
+            }
+        }
+    }
+    out
+}
+
 /// `v` within `lo..=hi`, as `f64::clamp` for `lo <= hi`, but with no
 /// panic (whose message formats floats) in the page's wasm.
 pub(super) fn clamp(v: f64, lo: f64, hi: f64) -> f64 {
@@ -208,16 +245,28 @@ pub fn linear_ticks(lo: f64, hi: f64, target: f64) -> Vec<f64> {
     }
     let first = (lo / step).ceil() as i64;
     let last = (hi / step + 1e-9).floor() as i64;
-    (first..=last)
-        .take(MAX_TICKS)
-        .map(|i| i as f64 * step)
-        .collect()
+    // Loops rather than iterator adapters here and below: each adapter's
+    // code was its own in the page's wasm.
+    let mut ticks = Vec::new();
+    for i in first..=last {
+        if ticks.len() == MAX_TICKS {
+            break;
+        }
+        ticks.push(i as f64 * step);
+    }
+    ticks
 }
 
-/// Integer exponents from `a` to `b`, every `every(span)`-th one counted
-/// from `a` (or from multiples of it when `aligned`), at most
-/// [`MAX_TICKS`] of them.
-fn exponents(a: f64, b: f64, aligned: bool, every: impl Fn(i32) -> i32) -> Vec<i32> {
+/// `power` of the integer exponents from `a` to `b`, every
+/// `every(span)`-th one counted from `a` (or from multiples of it when
+/// `aligned`), at most [`MAX_TICKS`] of them.
+fn exponents(
+    a: f64,
+    b: f64,
+    aligned: bool,
+    every: fn(i32) -> i32,
+    power: fn(i32) -> f64,
+) -> Vec<f64> {
     // Exponents beyond ±1100 (even of two) mean a broken axis end.
     let exponent = |x: f64| {
         if x.is_nan() {
@@ -227,25 +276,30 @@ fn exponents(a: f64, b: f64, aligned: bool, every: impl Fn(i32) -> i32) -> Vec<i
         }
     };
     let (a, b) = (exponent(a), exponent(b));
+    let mut ticks = Vec::new();
     if b < a {
-        return Vec::new();
+        return ticks;
     }
     let every = every(b - a).max((b - a) / MAX_TICKS as i32 + 1);
     let base = if aligned { 0 } else { a };
-    (a..=b)
-        .filter(|k| (k - base).rem_euclid(every) == 0)
-        .take(MAX_TICKS)
-        .collect()
+    for k in a..=b {
+        if ticks.len() == MAX_TICKS {
+            break;
+        }
+        if (k - base).rem_euclid(every) == 0 {
+            ticks.push(power(k));
+        }
+    }
+    ticks
 }
 
 /// Powers of ten from `lo` to `hi` (both taken as powers of ten); when
 /// that is more than ten decades, every other one.
 pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     let every = |span| if span > 10 { 2 } else { 1 };
-    exponents(lo.log10().round(), hi.log10().round(), false, every)
-        .into_iter()
-        .map(|k| 10f64.powi(k))
-        .collect()
+    exponents(lo.log10().round(), hi.log10().round(), false, every, |k| {
+        10f64.powi(k)
+    })
 }
 
 /// Powers of two from `lo` to `hi`, spaced so that at most eight are drawn
@@ -257,10 +311,9 @@ pub fn byte_ticks(lo: f64, hi: f64) -> Vec<f64> {
             .find(|e| span / e < 8)
             .unwrap_or(10)
     };
-    exponents(lo.log2().ceil(), hi.log2().floor(), true, every)
-        .into_iter()
-        .map(|k| 2f64.powi(k))
-        .collect()
+    exponents(lo.log2().ceil(), hi.log2().floor(), true, every, |k| {
+        2f64.powi(k)
+    })
 }
 
 /// `4096` -> `4 KiB`, `1073741824` -> `1 GiB`.
