@@ -4,8 +4,11 @@
 //! it (schema 6); the book computes it the same way for a run recorded
 //! before the collector did, so both say the same of the same curves.
 
+use std::borrow::Cow;
+
 use pagewalk_model::{
     CpuidLeaves, Curve, Geometry, MeasuredGeometry, MeasuredTlb, ReachBasis, Regime, TlbFigure,
+    TlbReachResults,
 };
 
 use crate::reach::{self, Basis, Estimate, Point};
@@ -84,6 +87,20 @@ pub fn record(
         past_last_level: past,
         note,
         cpuid,
+    }
+}
+
+/// A run's measured geometry, for the book's text and its charts alike:
+/// as the run recorded it (schema 6, `true`), else read off its curves
+/// here with [`record`], as the collector would have (`false`). An older
+/// run's raw CPUID leaves were not kept, hence `None`.
+pub fn of_run(t: &TlbReachResults) -> (Cow<'_, MeasuredGeometry>, bool) {
+    match &t.measured {
+        Some(m) => (Cow::Borrowed(m), true),
+        None => (
+            Cow::Owned(record(&t.curves, &t.geometry, None, "the run's settings")),
+            false,
+        ),
     }
 }
 

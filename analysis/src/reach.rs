@@ -300,12 +300,21 @@ struct Band {
 
 impl Band {
     fn of(v: &[f64]) -> Band {
-        let mut s = v.to_vec();
-        s.sort_by(f64::total_cmp);
+        // The least and the most in `total_cmp` order, without a sort (a
+        // sort instantiation is kilobytes in the page's WebAssembly).
+        let (mut lo, mut hi) = (v[0], v[0]);
+        for &x in &v[1..] {
+            if x.total_cmp(&lo).is_lt() {
+                lo = x;
+            }
+            if x.total_cmp(&hi).is_gt() {
+                hi = x;
+            }
+        }
         Band {
-            lo: s[0],
-            mid: median(s.clone()),
-            hi: s[s.len() - 1],
+            lo,
+            mid: median(v.to_vec()),
+            hi,
         }
     }
 }

@@ -123,7 +123,7 @@ fn the_sidebar_toggle_is_a_button_that_enter_opens_and_closes() {
         let state = async || -> anyhow::Result<serde_json::Value> {
             // Wait out the sidebar's slide before reading where it is.
             tokio::time::sleep(std::time::Duration::from_millis(600)).await;
-            Ok(browser
+            browser
                 .eval(
                     "const t = document.getElementById('mdbook-sidebar-toggle');
                      const box = document.getElementById('mdbook-sidebar-toggle-anchor');
@@ -133,7 +133,7 @@ fn the_sidebar_toggle_is_a_button_that_enter_opens_and_closes() {
                               shown: r.width > 0 && r.right > 0 && r.left < innerWidth,
                               focused: document.activeElement === t };",
                 )
-                .await?)
+                .await
         };
         let first = state().await?;
         ensure!(

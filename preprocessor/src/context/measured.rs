@@ -1,8 +1,9 @@
 //! `tlb.measured`: the TLB geometry the run's own curves give, beside what
 //! CPUID claims, and which figure the book uses. The collector records it
 //! from schema 6 on; for a run recorded before, the book reads it off the
-//! same curves with the same function (`pagewalk_analysis::measured`), so
-//! a reader whose CPUID is silent still learns the sizes their machine has.
+//! same curves with the same function (`pagewalk_analysis::measured::of_run`,
+//! which the charts' TLB markers use too), so a reader whose CPUID is
+//! silent still learns the sizes their machine has.
 
 use pagewalk_model::{MeasuredGeometry, MeasuredTlb, TlbFigure, TlbReachResults};
 use schemars::JsonSchema;
@@ -59,13 +60,7 @@ pub struct Level {
 }
 
 pub fn view(t: &TlbReachResults) -> Measured {
-    let (geometry, recorded) = match &t.measured {
-        Some(m) => (m.clone(), true),
-        None => (
-            pagewalk_analysis::measured::record(&t.curves, &t.geometry, None, "the run's settings"),
-            false,
-        ),
-    };
+    let (geometry, recorded) = pagewalk_analysis::measured::of_run(t);
     of(&geometry, recorded)
 }
 

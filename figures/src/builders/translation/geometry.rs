@@ -18,9 +18,10 @@ pub(super) fn geometry_markers(
     cache_x: impl Fn(u64) -> f64,
     tlb_x: impl Fn(u64, u64) -> u64,
 ) -> Vec<Marker> {
-    let measured: Vec<Marker> = measured_tlbs(run)
-        .into_iter()
-        .map(|(level, low, high)| {
+    let levels = measured_tlbs(run);
+    let measured: Vec<Marker> = levels
+        .iter()
+        .map(|&(level, low, high)| {
             let tag = if level == 1 { "dTLB" } else { "STLB" };
             // Between the last size it held and the first it had clearly
             // missed: the geometric middle, on these log axes.
@@ -38,8 +39,7 @@ pub(super) fn geometry_markers(
             }
         })
         .collect();
-    let is_measured =
-        |level: u8, page: u64| page == 4096 && measured_tlbs(run).iter().any(|m| m.0 == level);
+    let is_measured = |level: u8, page: u64| page == 4096 && levels.iter().any(|m| m.0 == level);
     let caches = g
         .caches
         .iter()
@@ -90,9 +90,18 @@ pub(super) fn geometry_markers(
 }
 
 /// The 4 KiB TLB levels the run's tlb-reach measured: (level, the most
-/// entries held, the fewest clearly missed).
+/// entries held, the fewest clearly missed). Recorded from schema 6; for an
+/// older run, with `read-old-runs`, read off its curves by the function the
+/// book's text uses (`pagewalk_analysis::measured::of_run`), so chart and
+/// sentence agree.
 fn measured_tlbs(run: &RunFile) -> Vec<(u8, u64, u64)> {
-    let Some(m) = run.tlb_reach().and_then(|t| t.measured.as_ref()) else {
+    let Some(t) = run.tlb_reach() else {
+        return Vec::new();
+    };
+    #[cfg(feature = "read-old-runs")]
+    let (m, _) = pagewalk_analysis::measured::of_run(t);
+    #[cfg(not(feature = "read-old-runs"))]
+    let Some(m) = t.measured.as_ref() else {
         return Vec::new();
     };
     m.tlbs
@@ -151,5 +160,47 @@ mod tests {
         if let Some(c) = m.cpuid_entries.filter(|&c| u64::from(c) > high) {
             assert!(markers.iter().all(|k| k.x != (u64::from(c) * 4096) as f64));
         }
+    }
+
+    /// The Intel guest's hypervisor zeroes CPUID leaf 0x18 and its run
+    /// (schema 5) recorded no measured geometry: its charts mark the TLB
+    /// levels its curves give, the same levels the book's text reads off
+    /// them with `measured::of_run`.
+    #[cfg(feature = "read-old-runs")]
+    #[test]
+    fn a_run_that_recorded_no_measurement_is_marked_where_its_curves_put_it() {
+        let path = format!(
+            "{}/../data/machines/intel-xeon-emr-16vcpu-kvm.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let run = pagewalk_model::read_run(std::path::Path::new(&path)).unwrap();
+        let t = run.tlb_reach().unwrap();
+        assert!(
+            t.measured.is_none(),
+            "the fixture is a run without `measured`"
+        );
+        let (m, recorded) = pagewalk_analysis::measured::of_run(t);
+        assert!(!recorded);
+        let markers = geometry_markers(&run, &t.geometry, |b| b as f64, |e, p| e * p);
+        for (level, tag) in [(1, "dTLB"), (2, "STLB")] {
+            let l = m.tlb(level).unwrap();
+            let (low, high) = (l.entries_low.unwrap(), l.entries_high.unwrap());
+            let at: Vec<&Marker> = markers.iter().filter(|m| m.tag == tag).collect();
+            assert_eq!(at.len(), 1, "{tag}: {markers:?}");
+            let x = at[0].x;
+            assert!(
+                (low * 4096) as f64 <= x && x <= (high * 4096) as f64,
+                "{tag} at {x}"
+            );
+            assert!(
+                at[0].label.contains("measured by this run"),
+                "{}",
+                at[0].label
+            );
+            assert!(at[0]
+                .label
+                .contains(&format!("between {low} and {high} entries")));
+        }
+        assert!(no_tlb_note(&markers).is_none());
     }
 }
