@@ -57,7 +57,8 @@ pub struct Axis {
     #[serde(default)]
     pub scale: Scale,
     /// Fixed ends; otherwise taken from the data (linear value axes of
-    /// bars always include 0).
+    /// bars always include 0). A linear axis rounds either out to its
+    /// ticks, so no value lies beyond the last tick.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

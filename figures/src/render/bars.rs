@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use super::frame::{
-    axis_title, bar_paint, gridlines, mark_attrs, marker_paint, marker_shape, no_data, text_lines,
-    title_room, Gridlines,
+    axis_title, band as shade, bar_paint, gridlines, mark_attrs, marker_paint, marker_shape,
+    no_data, text_lines, title_room, Gridlines,
 };
 use super::layout::{FONT, NARROW, PAD};
 use super::palette::{entries, styles, Palette};
@@ -140,10 +140,40 @@ pub(super) fn bars(
         );
     }
     out.push_str("</g>");
-    if let Some(band) = &spec.y.band {
+    if let Some(b) = &spec.y.band {
         // Named in the legend.
         for scale in &scales {
-            band_across(out, scale, band, pal, (top, bottom));
+            if scale.places(b.low) && scale.places(b.high) {
+                let at = (scale.map(b.low), scale.map(b.high));
+                shade(out, pal, b, &spec.y.unit, at, (top, bottom), true);
+            }
+        }
+    }
+    // Rows of a dot chart apart, so that a dot low in its row is not read
+    // as the next row's; on a phone's small multiples each row's label
+    // on a strip of its own across the panels, no axis or gridline
+    // through it.
+    for ci in 0..ncat {
+        let y = top + band * ci as f64;
+        if above {
+            let _ = write!(
+                out,
+                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+                Px(PAD),
+                Px(y),
+                Px(w - 2.0 * PAD),
+                Px(GROUP_GAP / 2.0 + label_row),
+                Esc(&pal.bg)
+            );
+        } else if dots && ci > 0 {
+            let _ = write!(
+                out,
+                "<path d=\"M{} {}H{}\" stroke=\"{}\"/>",
+                Px(PAD),
+                Px(y),
+                Px(right),
+                Esc(&pal.grid)
+            );
         }
     }
     if head_lines > 0 {
@@ -188,17 +218,7 @@ pub(super) fn bars(
                 "end",
             )
         };
-        // Above the bars a label may cross a panel's axis: a halo of the
-        // background keeps it legible.
-        let halo = if above {
-            format!(
-                " stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\"",
-                Esc(&pal.bg)
-            )
-        } else {
-            String::new()
-        };
-        let attrs = format!(" text-anchor=\"{anchor}\" fill=\"{}\"{halo}", Esc(&pal.fg));
+        let attrs = format!(" text-anchor=\"{anchor}\" fill=\"{}\"", Esc(&pal.fg));
         out.push_str(&text_lines(x, y, LINE_H, lines, &attrs));
     }
     out.push_str("</g>");
@@ -277,12 +297,13 @@ pub(super) fn bars(
                         Esc(&pal.fg)
                     );
                 }
-                // The value goes right after its bar, haloed where the
-                // range runs underneath it.
-                let end = a.max(b);
+                // The value goes right after its bar, or after its range
+                // where that reaches further: no whisker runs through it.
+                let mut end = a.max(b);
                 if let (Some(lo), Some(hi)) = (p.min, p.max) {
                     if lo != hi && scale.places(lo) && scale.places(hi) {
                         let (x1, x2) = (scale.map(lo), scale.map(hi));
+                        end = end.max(x1).max(x2);
                         let cap = if dots || !ranged {
                             (bar_h / 2.0 - 2.0).max(2.0)
                         } else {
@@ -327,29 +348,4 @@ pub(super) fn bars(
     );
     out.push_str(&labels);
     h
-}
-
-/// `band` shaded from `top` to `bottom` across one panel's scale (its
-/// name is in the legend and in the band's tooltip).
-fn band_across(
-    out: &mut String,
-    scale: &ValueScale,
-    band: &crate::spec::Band,
-    pal: &Palette,
-    (top, bottom): (f64, f64),
-) {
-    if !(scale.places(band.low) && scale.places(band.high)) {
-        return;
-    }
-    let (x1, x2) = (scale.map(band.low), scale.map(band.high));
-    let _ = write!(
-        out,
-        "<rect class=\"pw-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.22\"><title>{}</title></rect>",
-        Px(x1.min(x2)),
-        Px(top),
-        Px((x2 - x1).abs().max(2.0)),
-        Px(bottom - top),
-        Esc(&pal.axis),
-        Esc(&band.label)
-    );
 }

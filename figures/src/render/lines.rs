@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::frame::{
-    axis_title, gridlines, mark_attrs, marker_paint, marker_shape, marker_style, no_data,
+    axis_title, band, gridlines, mark_attrs, marker_paint, marker_shape, marker_style, no_data,
     text_lines, title_room, Gridlines,
 };
 use super::layout::{FONT, NARROW, PAD};
@@ -183,7 +183,8 @@ pub(super) fn lines(
         let extra = 14.0 * (wrap(&spec.y.label, y_room(w), FONT).len() - 1) as f64;
         (PAD + 24.0 + extra + widest.max(36.0) + 6.0, top)
     };
-    let right = w - PAD - 20.0;
+    // Room for the curves' last values after the plot, when written.
+    let right = w - PAD - if spec.y.value_labels { 36.0 } else { 20.0 };
     let xs_scale = ValueScale::fit(&spec.x, &xs, false, left, right);
     let (placed, rows) = place_markers(&spec.x, &xs_scale, w);
     let band_bottom = plot_top + MARKER_ROW * rows as f64 - 2.0;
@@ -235,18 +236,11 @@ pub(super) fn lines(
     if ys.is_empty() {
         no_data(out, spec, pal, (left, right), top);
     }
-    if let Some(b) = spec.y.band.as_ref().filter(|b| ys_scale.places(b.low)) {
-        let (y1, y2) = (ys_scale.map(b.high), ys_scale.map(b.low));
-        let _ = write!(
-            out,
-            "<rect class=\"pw-band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.22\"><title>{}</title></rect>",
-            Px(left),
-            Px(y1.min(y2) - 1.0),
-            Px(right - left),
-            Px((y2 - y1).abs() + 2.0),
-            Esc(&pal.axis),
-            Esc(&b.label)
-        );
+    if let Some(b) = spec.y.band.as_ref() {
+        if ys_scale.places(b.low) && ys_scale.places(b.high) {
+            let at = (ys_scale.map(b.high), ys_scale.map(b.low));
+            band(out, pal, b, &spec.y.unit, at, (left, right), false);
+        }
     }
     draw_markers(out, &placed, &spec.x.unit, pal, band_bottom, (top, bottom));
     if spec.y.diagonal.is_some() {
@@ -256,59 +250,77 @@ pub(super) fn lines(
     out.push_str("<g class=\"pw-marks\">");
     let styles = styles(spec);
     let mut ends = Vec::new();
-    // Faint series first, so the curves the chart is about sit on top
-    // (two passes, not a sort: a sort's code is kilobytes of the module).
-    let pairs = || spec.series.iter().zip(&styles);
-    let order = pairs()
-        .filter(|(s, _)| s.faint)
-        .chain(pairs().filter(|(s, _)| !s.faint));
-    for (s, &style) in order {
-        let colour = esc(pal.colour(style.hue));
-        let paint = marker_paint(style, pal);
-        let dash = if s.role == Role::Reference {
-            " stroke-dasharray=\"5 3\""
+    // Faint series first, then the dropped files', so the curves the
+    // chart is about sit on top and the run is never hidden under a file
+    // (passes, not a sort: a sort's code is kilobytes of the module).
+    let rank = |s: &crate::spec::Series| {
+        if s.faint {
+            0
+        } else if s.role == Role::File {
+            1
         } else {
-            ""
-        };
-        // A gap (absent or unplaceable value) breaks the line.
-        let mut d = String::new();
-        let mut pen_down = false;
-        let mut marks = String::new();
-        for p in &s.points {
-            let placed = match (p.x, p.value) {
-                (Some(x), Some(v)) if xs_scale.places(x) && ys_scale.places(v) => Some((x, v)),
-                _ => None,
-            };
-            match placed {
-                Some((x, v)) => {
-                    let (px, py) = (n(xs_scale.map(x)), n(ys_scale.map(v)));
-                    let _ = write!(d, "{}{px} {py}", if pen_down { "L" } else { "M" });
-                    pen_down = true;
-                    let key = exact(x);
-                    let where_ = format!("{} {}", spec.x.label, with_unit(x, &spec.x.unit));
-                    let _ = write!(
-                        marks,
-                        "<{}{paint}{}/>",
-                        marker_shape(style.shape, xs_scale.map(x), ys_scale.map(v), 4.0),
-                        mark_attrs(&spec.y, s, &key, &where_, p)
-                    );
-                }
-                None => pen_down = false,
-            }
+            2
         }
-        let _ = write!(
-            out,
-            "<g{}><path d=\"{d}\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"{dash} aria-hidden=\"true\"/>{marks}</g>",
-            if s.faint { " opacity=\"0.35\"" } else { "" }
-        );
-        // The curve's last value at its end, so its ceiling is read
-        // without a tap (placed below, clear of the others).
-        let last = s.points.iter().rev().find_map(|p| {
-            let (x, v) = (p.x?, p.value?);
-            (xs_scale.places(x) && ys_scale.places(v)).then_some((x, v))
-        });
-        if let (true, Some((x, v))) = (spec.y.value_labels, last) {
-            ends.push((xs_scale.map(x) - 7.0, ys_scale.map(v) - 7.0, colour, v));
+    };
+    for pass in 0..3 {
+        for (s, &style) in spec.series.iter().zip(&styles) {
+            if rank(s) != pass {
+                continue;
+            }
+            let file = pass == 1;
+            let colour = esc(pal.colour(style.hue));
+            let paint = marker_paint(style, pal);
+            let dash = if s.role == Role::Reference {
+                " stroke-dasharray=\"5 3\""
+            } else {
+                ""
+            };
+            // A gap (absent or unplaceable value) breaks the line.
+            let mut d = String::new();
+            let mut pen_down = false;
+            let mut marks = String::new();
+            for p in &s.points {
+                let placed = match (p.x, p.value) {
+                    (Some(x), Some(v)) if xs_scale.places(x) && ys_scale.places(v) => Some((x, v)),
+                    _ => None,
+                };
+                match placed {
+                    Some((x, v)) => {
+                        let (px, py) = (n(xs_scale.map(x)), n(ys_scale.map(v)));
+                        let _ = write!(d, "{}{px} {py}", if pen_down { "L" } else { "M" });
+                        pen_down = true;
+                        let key = exact(x);
+                        let where_ = format!("{} {}", spec.x.label, with_unit(x, &spec.x.unit));
+                        let _ = write!(
+                            marks,
+                            "<{}{paint}{}/>",
+                            // A file's a little larger: on the run's point, a rim.
+                            marker_shape(
+                                style.shape,
+                                xs_scale.map(x),
+                                ys_scale.map(v),
+                                if file { 5.0 } else { 4.0 }
+                            ),
+                            mark_attrs(&spec.y, s, &key, &where_, p)
+                        );
+                    }
+                    None => pen_down = false,
+                }
+            }
+            let _ = write!(
+                out,
+                "<g{}><path d=\"{d}\" stroke=\"{colour}\" stroke-width=\"2\" fill=\"none\"{dash} aria-hidden=\"true\"/>{marks}</g>",
+                if s.faint { " opacity=\"0.35\"" } else { "" }
+            );
+            // The curve's last value past its end, in the margin right of the
+            // plot where no line runs, so its ceiling is read without a tap.
+            let last = s.points.iter().rev().find_map(|p| {
+                let (x, v) = (p.x?, p.value?);
+                (xs_scale.places(x) && ys_scale.places(v)).then_some((x, v))
+            });
+            if let (true, Some((x, v))) = (spec.y.value_labels, last) {
+                ends.push((xs_scale.map(x) + 7.0, ys_scale.map(v) + 4.0, colour, v));
+            }
         }
     }
     out.push_str("</g>");
@@ -316,7 +328,7 @@ pub(super) fn lines(
     h
 }
 
-/// Each curve's last value beside its end; labels closer than a line
+/// Each curve's last value after its end; labels closer than a line
 /// apart are pushed down in turn so none is written over another.
 fn end_labels(out: &mut String, mut ends: Vec<(f64, f64, String, f64)>, pal: &Palette) {
     // Top to bottom, curves ending level in drawing order: an insertion
@@ -335,7 +347,7 @@ fn end_labels(out: &mut String, mut ends: Vec<(f64, f64, String, f64)>, pal: &Pa
         floor = y;
         let _ = write!(
             out,
-            "<text class=\"pw-value\" x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\" fill=\"{colour}\" stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\" aria-hidden=\"true\">{}</text>",
+            "<text class=\"pw-value\" x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{colour}\" stroke=\"{}\" stroke-width=\"3\" paint-order=\"stroke\" aria-hidden=\"true\">{}</text>",
             Px(x),
             Px(y),
             Esc(&pal.bg),

@@ -25,14 +25,15 @@ impl ValueScale {
     /// round tick values; `zero` forces 0 into a linear domain (bars).
     pub fn fit(axis: &Axis, values: &[f64], zero: bool, px0: f64, px1: f64) -> ValueScale {
         let log = axis.scale == Scale::Log;
-        let usable: Vec<f64> = values
-            .iter()
-            .copied()
-            .filter(|v| v.is_finite() && (!log || *v > 0.0))
-            .collect();
-        let dmin = usable.iter().copied().fold(f64::INFINITY, f64::min);
-        let dmax = usable.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let (mut lo, mut hi) = if usable.is_empty() {
+        // One loop, no copy: the usable values' ends.
+        let (mut dmin, mut dmax) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &v in values {
+            if v.is_finite() && (!log || v > 0.0) {
+                dmin = dmin.min(v);
+                dmax = dmax.max(v);
+            }
+        }
+        let (mut lo, mut hi) = if dmin > dmax {
             if log {
                 (1.0, 10.0)
             } else {
@@ -86,12 +87,23 @@ impl ValueScale {
             if hi <= lo {
                 hi = lo + 1.0;
             }
-            let step = nice_step(hi - lo, 5.0);
-            if axis.min.is_none() {
-                lo = (lo / step).floor() * step;
-            }
-            if axis.max.is_none() {
-                hi = (hi / step).ceil() * step;
+            // Rounded out to the step the ticks will take, fixed ends
+            // too (two charts sharing an axis fix it at their data's
+            // ends), so the highest value is never above the top tick.
+            // Widening can make that step coarser (0.2 to 0.5; never
+            // finer), and a coarser step's top tick would fall below the
+            // highest value: rounded again then, to a few rounds. The
+            // slack keeps an end already on a step (100) where it is.
+            let mut step = nice_step(hi - lo, 5.0);
+            for round in 0..4 {
+                let slack = |fixed: bool| if round == 0 && !fixed { 0.0 } else { 1e-9 };
+                lo = (lo / step + slack(axis.min.is_some())).floor() * step;
+                hi = (hi / step - slack(axis.max.is_some())).ceil() * step;
+                let next = nice_step(hi - lo, 5.0);
+                if next <= step {
+                    break;
+                }
+                step = next;
             }
         }
         ValueScale {

@@ -6,4 +6,5 @@
 mod charts;
 mod fixtures;
 mod notes;
+mod recount;
 mod render;
