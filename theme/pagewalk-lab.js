@@ -304,7 +304,9 @@
     if (!section) return;
     const r = result.report;
     const s = $(section, ".pw-lab-summary");
-    if (s) s.textContent = (restored ? `Kept from ${restored}: ` : "") + summary(name, r);
+    // A phase the worker left off the chart (no value at any size), and why.
+    const off = (result.left_off || []).length ? ` Not drawn: ${result.left_off.join("; ")}.` : "";
+    if (s) s.textContent = (restored ? `Kept from ${restored}: ` : "") + summary(name, r) + off;
     fail(section, r.error || "");
   }
 

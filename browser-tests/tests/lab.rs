@@ -239,7 +239,8 @@ fn experiments_fill_their_charts() {
         let mine = by_role(&marks, "browser");
         let names: BTreeSet<&str> = mine.iter().map(|m| m.series.as_str()).collect();
         // memory.grow may end within one tick of a coarse clock: then it is
-        // a gap (n/a with the reason in the table), not a mark.
+        // a gap (n/a with the reason in the table), not a mark, and at
+        // every size it is not a series at all (said in the summary).
         let all = BTreeSet::from([
             "this browser: first pass",
             "this browser: memory.grow",
@@ -264,6 +265,12 @@ fn experiments_fill_their_charts() {
         ensure!(
             summary.contains("timer step"),
             "first-touch summary: {summary}"
+        );
+        // A grow the clock never saw is left off the chart and said once.
+        ensure!(
+            names.contains("this browser: memory.grow")
+                || summary.contains("Not drawn: memory.grow, under one timer step"),
+            "first-touch: memory.grow neither drawn nor said: {summary}"
         );
 
         // The chase up to 1 MiB, three samples per size.

@@ -18,50 +18,64 @@ use crate::tlb::TlbReport;
 use crate::{size_label, MIB};
 
 /// The browser's first-touch series: memory.grow, first and second pass.
-pub fn first_touch_series(report: &FirstTouchReport) -> Vec<Series> {
+/// A phase with no value at any size (memory.grow, which a coarse clock
+/// often cannot see at all) is not drawn, where its legend entry would
+/// hold only its gaps: it comes back in the second list, with its reason,
+/// for the page to say once.
+pub fn first_touch_series(report: &FirstTouchReport) -> (Vec<Series>, Vec<String>) {
     type Phase = fn(&crate::first_touch::FirstTouchSize) -> &Summary;
     let pick: [(&str, Phase); 3] = [
         ("memory.grow", |s| &s.grow),
         ("first pass", |s| &s.first),
         ("second pass", |s| &s.second),
     ];
-    pick.iter()
-        .map(|(what, f)| Series {
+    let mut drawn = Vec::new();
+    let mut left_off = Vec::new();
+    for (what, f) in pick {
+        let points: Vec<Point> = report
+            .sizes
+            .iter()
+            .map(|s| {
+                let note = if what == "second pass" {
+                    format!("{} pages, {} repetition(s)", s.pages, s.samples.len())
+                } else {
+                    format!(
+                        "{} pages, {} repetition(s), one timer step = {} ns per page",
+                        s.pages,
+                        s.samples.len(),
+                        fixed(s.quantum_ns, 2)
+                    )
+                };
+                let x = s.size_bytes as f64 / MIB as f64;
+                if f(s).median > 0.0 {
+                    point(x, f(s), Some(note))
+                } else {
+                    // Zero is not a duration: the phase ended within one
+                    // tick of the coarse clock. A gap, with the bound.
+                    Point {
+                        note: Some(format!(
+                            "under one timer step ({} ns per page) in most repetitions; {note}",
+                            fixed(s.quantum_ns, 2)
+                        )),
+                        ..Point::xy(x, None)
+                    }
+                }
+            })
+            .collect();
+        if !points.is_empty() && points.iter().all(|p| p.value.is_none()) {
+            left_off.push(format!(
+                "{what}, under one timer step in most repetitions at every size"
+            ));
+            continue;
+        }
+        drawn.push(Series {
             name: format!("this browser: {what}"),
             role: Role::Browser,
             faint: false,
-            points: report
-                .sizes
-                .iter()
-                .map(|s| {
-                    let note = if *what == "second pass" {
-                        format!("{} pages, {} repetition(s)", s.pages, s.samples.len())
-                    } else {
-                        format!(
-                            "{} pages, {} repetition(s), one timer step = {} ns per page",
-                            s.pages,
-                            s.samples.len(),
-                            fixed(s.quantum_ns, 2)
-                        )
-                    };
-                    let x = s.size_bytes as f64 / MIB as f64;
-                    if f(s).median > 0.0 {
-                        point(x, f(s), Some(note))
-                    } else {
-                        // Zero is not a duration: the phase ended within one
-                        // tick of the coarse clock. A gap, with the bound.
-                        Point {
-                            note: Some(format!(
-                                "under one timer step ({} ns per page) in most repetitions; {note}",
-                                fixed(s.quantum_ns, 2)
-                            )),
-                            ..Point::xy(x, None)
-                        }
-                    }
-                })
-                .collect(),
-        })
-        .collect()
+            points,
+        });
+    }
+    (drawn, left_off)
 }
 
 pub fn chase_series(report: &ChaseReport) -> Vec<Series> {
@@ -101,7 +115,8 @@ pub fn tlb_markers(report: &TlbReport) -> Vec<Marker> {
             size_label(report.reach_bytes)
         ),
         kind: MarkerKind::Tlb,
-        tag: "model TLB".into(),
+        // The key under the plot calls this line style "TLB reach".
+        tag: "model TLB reach".into(),
     }]
 }
 
@@ -159,13 +174,28 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_phase_under_one_timer_tick_is_a_gap_not_zero() {
+    /// A first-touch report of 16 and 32 MiB, one repetition each, whose
+    /// memory.grow took `grow` ns at each size.
+    fn first_touch_report(grow: [f64; 2]) -> FirstTouchReport {
         use crate::first_touch::{FirstTouchParams, FirstTouchSample, FirstTouchSize};
         let s = |v: f64| Summary::of(&[v]).unwrap();
-        let report = FirstTouchReport {
+        let size = |mib: u64, grow_ns: f64| FirstTouchSize {
+            size_bytes: mib * MIB,
+            pages: mib * 256,
+            samples: vec![FirstTouchSample {
+                grow_ns,
+                first_ns: 250.0,
+                second_ns: 2.0,
+                second_passes: 40,
+            }],
+            grow: s(grow_ns),
+            first: s(250.0),
+            second: s(2.0),
+            quantum_ns: 100_000.0 / (mib * 256) as f64,
+        };
+        FirstTouchReport {
             params: FirstTouchParams {
-                sizes_mib: vec![16],
+                sizes_mib: vec![16, 32],
                 repetitions: 1,
                 memory_cap_mib: 64,
                 time_cap_s: 1.0,
@@ -175,26 +205,18 @@ mod tests {
                 readings: 10,
                 cross_origin_isolated: false,
             },
-            sizes: vec![FirstTouchSize {
-                size_bytes: 16 * MIB,
-                pages: 4096,
-                samples: vec![FirstTouchSample {
-                    grow_ns: 0.0,
-                    first_ns: 250.0,
-                    second_ns: 2.0,
-                    second_passes: 40,
-                }],
-                grow: s(0.0),
-                first: s(250.0),
-                second: s(2.0),
-                quantum_ns: 100_000.0 / 4096.0,
-            }],
+            sizes: vec![size(16, grow[0]), size(32, grow[1])],
             plan_note: None,
             stopped: None,
             error: None,
-        };
-        let series = first_touch_series(&report);
+        }
+    }
+
+    #[test]
+    fn a_phase_under_one_timer_tick_is_a_gap_not_zero() {
+        let (series, left_off) = first_touch_series(&first_touch_report([0.0, 3.0]));
         assert_eq!(series.len(), 3);
+        assert!(left_off.is_empty(), "{left_off:?}");
         let grow = &series[0].points[0];
         assert_eq!(grow.value, None);
         assert!(
@@ -204,7 +226,24 @@ mod tests {
                 .contains("under one timer step (24.41 ns"),
             "{grow:?}"
         );
+        assert_eq!(series[0].points[1].value, Some(3.0));
         assert_eq!(series[1].points[0].value, Some(250.0));
+    }
+
+    /// A phase the clock never saw is not a series of gaps in the legend:
+    /// it is left off and named once, with its reason.
+    #[test]
+    fn a_phase_with_no_value_at_any_size_is_left_off_and_named() {
+        let (series, left_off) = first_touch_series(&first_touch_report([0.0, 0.0]));
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["this browser: first pass", "this browser: second pass"]
+        );
+        assert_eq!(
+            left_off,
+            ["memory.grow, under one timer step in most repetitions at every size"]
+        );
     }
 
     #[test]

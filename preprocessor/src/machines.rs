@@ -8,6 +8,7 @@ use pagewalk_figures::{build, figure_html, ChartKind, ChartSpec, Scale};
 use pagewalk_model::RunFile;
 
 use crate::data::DataSet;
+use crate::escape::escape_text;
 
 /// The charts drawn this way: line charts built from one run alone, whose
 /// axes can be shared.
@@ -25,6 +26,14 @@ pub fn machines_html(data: &DataSet, name: &str) -> Result<String, String> {
     for (i, (spec, run, own)) in figures(data, name)?.into_iter().enumerate() {
         let caption = caption(run, own, &spec);
         let mut figure = figure_html(name, &spec, &caption);
+        if !own {
+            // The chapter's sentence stands before this run's figure; the
+            // other machine's says here what to look for in it.
+            html.push_str(&format!(
+                "<p class=\"pw-machines-lead\">{}</p>\n",
+                escape_text(lead(name))
+            ));
+        }
         if i > 0 {
             // Unique ids; `data-chart` stays the chart's name.
             figure = figure.replacen(
@@ -82,9 +91,44 @@ fn figures<'a>(
     Ok(figures)
 }
 
+/// What to look for in another machine's figure of chart `name`, said
+/// just before it: the point of a second machine is the same mechanism
+/// at other numbers.
+fn lead(name: &str) -> &'static str {
+    match name {
+        "staircase" => {
+            "The same chase on another machine. Its steps should land at its own \
+             cache and TLB sizes, not at this machine's."
+        }
+        "staircase-ratio" => {
+            "The ratio on that machine. Where it rises above 1, 4 KiB pages cost \
+             more than huge pages there: compare the sizes with this run's."
+        }
+        "tlb-reach" => {
+            "The same pages on another machine. Its 4 KiB curve should step up \
+             where its own TLB runs out, wherever that is."
+        }
+        "tlb-reach-ratio" => {
+            "The ratio on that machine. It should leave 1 where that machine's \
+             TLB runs out, not where this one's does."
+        }
+        "mlp" => {
+            "The same chains on another machine, with other walkers and other \
+             slots for misses. If walks cost parallelism there too, its 4 KiB \
+             curve again bends away first and ends lowest."
+        }
+        "mlp-ratio" => {
+            "The ratio on that machine, read the same way. Sinking toward 1, the \
+             walks overlap; climbing, its walkers run out first."
+        }
+        _ => "The same chart from another machine.",
+    }
+}
+
 /// A figure's caption: this run's keeps its title (the page's "Whose
 /// numbers" says which run and machine each experiment came from, which
-/// may not be the newest run's); another machine's names that machine.
+/// may not be the newest run's); another machine's names that machine and
+/// says why it is there.
 fn caption(run: &RunFile, own: bool, spec: &ChartSpec) -> String {
     if own {
         return spec.title.clone();
@@ -98,7 +142,11 @@ fn caption(run: &RunFile, own: bool, spec: &ChartSpec) -> String {
                 m.cpu.model_name, m.cpu.logical_cpus, m.kernel_release
             )
         });
-    format!("The same chart from another machine's full run, committed with the book: {who}")
+    format!(
+        "The same chart from another machine: {who}, whose full run is committed \
+         with the book. Its numbers are its own; the mechanism, if the chapter is \
+         right, is the same."
+    )
 }
 
 type Range = Option<(f64, f64)>;
@@ -181,5 +229,29 @@ mod tests {
             }
         }
         assert!(machines_html(&data, "walk").is_err());
+    }
+
+    /// Each other machine's figure has a sentence before it saying what to
+    /// look for, and a caption saying why a second machine is there, not
+    /// only whose run it is.
+    #[test]
+    fn another_machine_says_what_to_look_for() {
+        let data = data();
+        for name in CHARTS {
+            let html = machines_html(&data, name).unwrap();
+            let leads = html.matches("<p class=\"pw-machines-lead\">").count();
+            assert_eq!(leads, data.machines.len(), "{name}");
+            assert_ne!(lead(name), lead("walk"), "{name} has its own lead");
+            let own = html.find(&format!("id=\"chart-{name}\"")).unwrap();
+            let lead_at = html.find("pw-machines-lead").unwrap();
+            let other = html
+                .find(&format!("id=\"chart-{name}-machine-1\""))
+                .unwrap();
+            assert!(
+                own < lead_at && lead_at < other,
+                "{name}: the lead sits between"
+            );
+            assert!(html.contains("Its numbers are its own"), "{name}");
+        }
     }
 }

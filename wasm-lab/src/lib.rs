@@ -137,7 +137,8 @@ pub fn timer(cross_origin_isolated: bool) -> String {
 }
 
 /// Runs first touch; `params` is a `FirstTouchParams`. Returns
-/// `{"report": FirstTouchReport, "series": {"lab-first-touch": Overlay}}`
+/// `{"report": FirstTouchReport, "series": {"lab-first-touch": Overlay},
+/// "left_off": [phase and why, for a phase with no value at any size]}`
 /// or `{"error"}` for parameters that do not parse.
 #[wasm_bindgen]
 pub fn first_touch(params: &str, cross_origin_isolated: bool) -> String {
@@ -150,10 +151,12 @@ pub fn first_touch(params: &str, cross_origin_isolated: bool) -> String {
             &mut WasmMemory,
             &mut reporter(),
         );
-        let series = object(vec![("series", value(&charts::first_touch_series(&r)))]);
+        let (drawn, left_off) = charts::first_touch_series(&r);
+        let series = object(vec![("series", value(&drawn))]);
         object(vec![
             ("report", value(&r)),
             ("series", object(vec![(charts::FIRST_TOUCH, series)])),
+            ("left_off", value(&left_off)),
         ])
     }))
 }
