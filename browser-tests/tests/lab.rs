@@ -269,7 +269,7 @@ fn experiments_fill_their_charts() {
         // A grow the clock never saw is left off the chart and said once.
         ensure!(
             names.contains("this browser: memory.grow")
-                || summary.contains("Not drawn: memory.grow, under one timer step"),
+                || summary.contains("Not drawn: memory.grow, at most one timer step"),
             "first-touch: memory.grow neither drawn nor said: {summary}"
         );
 

@@ -114,8 +114,9 @@ fn lead(name: &str) -> &'static str {
         }
         "mlp" => {
             "The same chains on another machine, with other walkers and other \
-             slots for misses. If walks cost parallelism there too, its 4 KiB \
-             curve again bends away first and ends lowest."
+             slots for misses. If walks cost parallelism there too, its curve for \
+             4 KiB pages beyond the TLB's reach again bends away before the \
+             huge-page one and ends below it."
         }
         "mlp-ratio" => {
             "The ratio on that machine, read the same way. Sinking toward 1, the \
