@@ -102,7 +102,8 @@ fn lead(name: &str) -> &'static str {
         }
         "staircase-ratio" => {
             "The ratio on that machine. Where it rises above 1, 4 KiB pages cost \
-             more than huge pages there: compare the sizes with this run's."
+             more than huge pages there: compare the sizes with this run's. \
+             Where it falls below 1, huge pages were the slower ones there."
         }
         "tlb-reach" => {
             "The same pages on another machine. Its 4 KiB curve should step up \
@@ -110,7 +111,8 @@ fn lead(name: &str) -> &'static str {
         }
         "tlb-reach-ratio" => {
             "The ratio on that machine. It should leave 1 where that machine's \
-             TLB runs out, not where this one's does."
+             TLB runs out, not where this one's does. Where it falls below 1, \
+             huge pages were the slower ones there."
         }
         "mlp" => {
             "The same chains on another machine, with other walkers and other \

@@ -195,7 +195,11 @@ pub fn inspect_huge_pages(run: &RunFile) -> ChartSpec {
         run,
         HUGE_PAGES,
         "Share of anonymous memory in huge pages",
-        Axis::linear("AnonHugePages / Anonymous", "%").with_band(
+        Axis::linear(
+            "% of anonymous memory in huge pages (AnonHugePages / Anonymous)",
+            "%",
+        )
+        .with_band(
             HUGE_SHARE * 100.0,
             100.0,
             format!(
