@@ -11,28 +11,14 @@ use mdbook_pagewalk::{context, DataSet};
 use pagewalk_figures::{build, MarkerKind};
 use serde_json::Value;
 
+mod common;
+
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
 const INTEL: &str = "machines/intel-xeon-emr-16vcpu-kvm.json";
 
 /// The Intel run as the shown run, beside the references.
 fn data() -> (DataSet, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["example", "reference"] {
-        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
-    }
-    std::fs::copy(
-        Path::new(DATA).join(INTEL),
-        dir.path().join("example/run.json"),
-    )
-    .unwrap();
-    for entry in std::fs::read_dir(Path::new(DATA).join("reference")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(
-            &path,
-            dir.path().join("reference").join(path.file_name().unwrap()),
-        )
-        .unwrap();
-    }
+    let dir = common::data_dir(&Path::new(DATA).join(INTEL));
     (DataSet::load(dir.path()).unwrap(), dir)
 }
 
