@@ -8,10 +8,19 @@
 //! width estimates are checked against real fonts.
 
 use anyhow::{ensure, Context};
-use pagewalk_browser_tests::{built_book, run_test, Browser};
+use pagewalk_browser_tests::{built_book, run_test, Browser, BuiltBook};
 use serde_json::{json, Value};
 
 const WIDTHS: [u32; 2] = [390, 1280];
+
+/// The pages a reader reads on a phone: all but the print page (every
+/// chapter at once) and the sidebar's no-script table of contents.
+fn chapter_pages(book: &BuiltBook) -> Vec<String> {
+    book.html_pages()
+        .into_iter()
+        .filter(|p| p != "print.html" && p != "toc.html")
+        .collect()
+}
 
 struct Item {
     what: String,
@@ -181,11 +190,7 @@ fn no_page_scrolls_sideways_on_a_phone() {
     let Some(book) = built_book("no_page_scrolls_sideways_on_a_phone") else {
         return;
     };
-    let pages: Vec<String> = book
-        .html_pages()
-        .into_iter()
-        .filter(|p| p != "print.html" && p != "toc.html")
-        .collect();
+    let pages = chapter_pages(&book);
     run_test(async {
         let browser = Browser::start().await?;
         browser.set_width(390).await?;
@@ -263,11 +268,7 @@ fn no_table_number_wraps_on_a_phone() {
     let Some(book) = built_book("no_table_number_wraps_on_a_phone") else {
         return;
     };
-    let pages: Vec<String> = book
-        .html_pages()
-        .into_iter()
-        .filter(|p| p != "print.html" && p != "toc.html")
-        .collect();
+    let pages = chapter_pages(&book);
     run_test(async {
         let browser = Browser::start().await?;
         browser.set_width(390).await?;
@@ -323,11 +324,7 @@ fn chapter_tables_fit_a_phone() {
     let Some(book) = built_book("chapter_tables_fit_a_phone") else {
         return;
     };
-    let pages: Vec<String> = book
-        .html_pages()
-        .into_iter()
-        .filter(|p| p != "print.html" && p != "toc.html")
-        .collect();
+    let pages = chapter_pages(&book);
     run_test(async {
         let browser = Browser::start().await?;
         browser.set_width(390).await?;
