@@ -356,6 +356,48 @@ fn when(shown: bool, verdict: &Value) -> &Value {
     }
 }
 
+/// What a ratio below 1 means, before each translation ratio chart: a
+/// run whose dTLB-miss counter opened points at those counts; one whose
+/// counter did not says it does not record why. Read from the run file's
+/// own `counters.dtlb_load_misses.available`, and the matrix holds both.
+#[test]
+fn each_ratio_lead_names_only_the_counter_its_run_has() {
+    let mut seen = std::collections::BTreeSet::new();
+    for fixture in fixtures() {
+        let run = fixture.file_name().unwrap().to_string_lossy().to_string();
+        let file: Value = serde_json::from_slice(&std::fs::read(&fixture).unwrap()).unwrap();
+        let dir = data_dir(&fixture);
+        let pages = book(&Renderer::new(Arc::new(DataSet::load(dir.path()).unwrap())));
+        for (experiment, chapter) in [
+            ("staircase", "staircases.md"),
+            ("tlb-reach", "tlb-reach.md"),
+        ] {
+            let opened = file["experiments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["name"] == experiment)
+                .map(|e| &e["results"][experiment]["counters"]["dtlb_load_misses"]["available"]);
+            let Some(opened) = opened.and_then(Value::as_bool) else {
+                continue;
+            };
+            seen.insert(opened);
+            let text = page(&pages, chapter);
+            let counts = text.contains("dTLB-miss counts show whether more walks were part of it");
+            let silent = text.contains("and the run does not record why");
+            assert!(
+                counts == opened && silent != opened,
+                "{run}: {chapter}: counter opened {opened}, but the lead says counts {counts}, no record {silent}"
+            );
+        }
+    }
+    assert_eq!(
+        seen.len(),
+        2,
+        "the matrix lacks a run with the other counter state"
+    );
+}
+
 /// The sentence before the first-touch faults chart names, for each phase,
 /// the modes whose faults it carries; recomputed here from the run file
 /// (the median minor faults of allocation against the first pass), in the
